@@ -1,0 +1,94 @@
+// half (IEEE 754 binary16) and bfloat16 storage types.
+//
+// Both are 16-bit containers converted to and from float with round-to-nearest-even. Conversions are
+// exact for every value the narrower type can hold; NaN stays NaN with its sign and (as far as it
+// fits) its payload; overflow rounds to infinity; float values below the smallest half subnormal
+// round to signed zero. Arithmetic happens in float: convert, compute, convert back.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+
+namespace tessera {
+
+constexpr uint16_t FloatToHalfBits(float value) {
+  const uint32_t x = std::bit_cast<uint32_t>(value);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t abs = x & 0x7FFFFFFFu;
+  if (abs >= 0x7F800000u) {  // Inf or NaN
+    if (abs == 0x7F800000u) return static_cast<uint16_t>(sign | 0x7C00u);
+    uint32_t payload = (abs >> 13) & 0x3FFu;
+    if (payload == 0) payload = 0x200u;  // keep it a NaN when the payload's high bits are zero
+    return static_cast<uint16_t>(sign | 0x7C00u | payload);
+  }
+  if (abs >= 0x477FF000u) return static_cast<uint16_t>(sign | 0x7C00u);  // >= 65520 -> Inf
+  if (abs < 0x38800000u) {  // below 2^-14: half subnormal or zero
+    if (abs < 0x33000000u) return static_cast<uint16_t>(sign);  // < 2^-25 rounds to zero
+    const uint32_t exponent = abs >> 23;
+    const uint32_t mantissa = (abs & 0x7FFFFFu) | 0x800000u;
+    const uint32_t shift = 126u - exponent;  // result unit is 2^-24
+    uint32_t rounded = mantissa >> shift;
+    const uint32_t rest = mantissa & ((1u << shift) - 1u);
+    const uint32_t halfway = 1u << (shift - 1u);
+    if (rest > halfway || (rest == halfway && (rounded & 1u))) ++rounded;
+    return static_cast<uint16_t>(sign | rounded);
+  }
+  uint32_t rebiased = abs - 0x38000000u;  // exponent bias 127 -> 15
+  rebiased += 0xFFFu + ((rebiased >> 13) & 1u);
+  return static_cast<uint16_t>(sign | (rebiased >> 13));
+}
+
+constexpr float HalfBitsToFloat(uint16_t bits) {
+  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+  const uint32_t exponent = (bits >> 10) & 0x1Fu;
+  const uint32_t mantissa = bits & 0x3FFu;
+  if (exponent == 0x1Fu) return std::bit_cast<float>(sign | 0x7F800000u | (mantissa << 13));
+  if (exponent == 0) {
+    // Subnormal (or zero): mantissa * 2^-24 is exact in float.
+    const float magnitude = static_cast<float>(mantissa) * (1.0f / 16777216.0f);
+    return sign ? -magnitude : magnitude;
+  }
+  return std::bit_cast<float>(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+}
+
+constexpr uint16_t FloatToBfloat16Bits(float value) {
+  const uint32_t x = std::bit_cast<uint32_t>(value);
+  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
+  return static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
+}
+
+constexpr float Bfloat16BitsToFloat(uint16_t bits) {
+  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+}
+
+// IEEE binary16 storage type. Layout: exactly one uint16_t, so arrays map onto device buffers.
+struct half {
+  uint16_t bits = 0;
+
+  constexpr half() = default;
+  constexpr explicit half(float value) : bits(FloatToHalfBits(value)) {}
+  static constexpr half FromBits(uint16_t raw) {
+    half h;
+    h.bits = raw;
+    return h;
+  }
+  constexpr operator float() const { return HalfBitsToFloat(bits); }  // NOLINT: widening is exact
+};
+
+// bfloat16 (1 sign, 8 exponent, 7 mantissa bits) storage type.
+struct bfloat16 {
+  uint16_t bits = 0;
+
+  constexpr bfloat16() = default;
+  constexpr explicit bfloat16(float value) : bits(FloatToBfloat16Bits(value)) {}
+  static constexpr bfloat16 FromBits(uint16_t raw) {
+    bfloat16 b;
+    b.bits = raw;
+    return b;
+  }
+  constexpr operator float() const { return Bfloat16BitsToFloat(bits); }  // NOLINT: exact
+};
+
+static_assert(sizeof(half) == 2 && sizeof(bfloat16) == 2);
+
+}  // namespace tessera

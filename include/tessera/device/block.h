@@ -1,0 +1,87 @@
+// What a running kernel block sees: its index, its core type, its on-chip arenas, and the cross-core
+// synchronisation primitives of its launch. Call these only from inside a kernel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "tessera/core/status.h"
+
+namespace tessera::device {
+
+enum class CoreType : uint8_t { kAiv = 0, kAic = 1 };
+// Which cores a launch occupies: vector only, cube only, or MIX groups of 1 AIC + task_ration AIV.
+enum class KernelType : uint8_t { kAiv = 0, kAic = 1, kMix = 2 };
+
+const char* CoreTypeName(CoreType type);    // "AIV" / "AIC"
+const char* KernelTypeName(KernelType type);  // "AIV" / "AIC" / "MIX"
+
+namespace detail {
+class LaunchJob;
+inline constexpr uint32_t kMaxCrossCoreFlags = 16;
+}  // namespace detail
+
+// Per-block state. Owned by the runtime; valid while the block runs.
+struct BlockContext {
+  uint32_t block_idx = 0;      // AIV in MIX: group * sub_block_num + sub_block_idx
+  uint32_t block_num = 0;      // blockDim of the launch
+  uint32_t sub_block_idx = 0;
+  uint32_t sub_block_num = 1;  // task_ration on AIV in MIX, else 1
+  uint32_t task_ration = 1;    // AIV per AIC in MIX as seen from this core (1 on AIC)
+  CoreType core_type = CoreType::kAiv;
+  KernelType kernel_type = KernelType::kAiv;
+  const char* kernel_name = "";
+  bool checked = false;  // checked mode was on at launch
+
+  // On-chip arenas sized by the profile (null/0 where the core type has none).
+  std::byte* ub = nullptr;
+  size_t ub_bytes = 0;
+  std::byte* l1 = nullptr;
+  size_t l1_bytes = 0;
+  std::byte* l0a = nullptr;
+  size_t l0a_bytes = 0;
+  std::byte* l0b = nullptr;
+  size_t l0b_bytes = 0;
+  std::byte* l0c = nullptr;
+  size_t l0c_bytes = 0;
+
+  // Runtime bookkeeping; not for kernels.
+  detail::LaunchJob* launch = nullptr;
+  uint32_t fiber_index = 0;  // position among all cores of the launch
+  uint32_t group = 0;        // MIX group (AI core id)
+  uint64_t barriers_passed = 0;
+  uint64_t flag_waits[3][detail::kMaxCrossCoreFlags] = {};
+};
+
+// The running block, or nullptr outside a kernel.
+const BlockContext* CurrentBlock();
+
+// Ascend-style queries; outside a kernel they return 0 (indices) or 1 (counts).
+uint32_t GetBlockIdx();
+uint32_t GetBlockNum();
+uint32_t GetSubBlockIdx();
+uint32_t GetSubBlockNum();
+uint32_t GetTaskRation();
+CoreType GetCoreType();
+
+// Barrier of every core of the launch. A waiting block yields its worker, so more blocks than
+// threads never deadlock. Fails the launch when blockDim exceeds the profile's logical cores of the
+// launch's type, because on an NPU those blocks are not all resident at once.
+void SyncAll();
+
+// Cross-core flags (ids 0..15), after Ascend's CrossCoreSetFlag / CrossCoreWaitFlag:
+//   kAllCores:        a wait returns once every core of the launch has set the flag once more;
+//   kGroupVector:     the same among the vector cores of one MIX group;
+//   kGroupCubeVector: in a MIX group, the AIC's set releases one wait of each AIV, and the AIC's
+//                     wait needs one set from each AIV.
+enum class CrossCoreMode : uint8_t { kAllCores = 0, kGroupVector = 1, kGroupCubeVector = 2 };
+void CrossCoreSetFlag(CrossCoreMode mode, uint32_t flag_id);
+void CrossCoreWaitFlag(CrossCoreMode mode, uint32_t flag_id);
+
+// Fails the running block: unwinds it, marks the launch failed with `message` (the runtime prefixes
+// kernel name, block index and core type) and makes the stream's error sticky. Other blocks of the
+// launch waiting in SyncAll or on flags are released and stop.
+[[noreturn]] void FailBlock(StatusCode code, std::string message);
+
+}  // namespace tessera::device

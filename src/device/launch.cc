@@ -1,0 +1,393 @@
+#include <cxxabi.h>
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <typeinfo>
+#include <unordered_map>
+#include <vector>
+
+#include "arena_cache.h"
+#include "block_state.h"
+#include "launch_job.h"
+#include "memory_registry.h"
+#include "runtime_state.h"
+#include "tessera/device/device.h"
+#include "tessera/device/memory.h"
+
+namespace tessera::device {
+namespace detail {
+namespace {
+
+std::string Demangle(const char* name) {
+  int status = 0;
+  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string result = (status == 0 && out) ? out : name;
+  std::free(out);
+  return result;
+}
+
+// The kernel's name: the configured one, else its symbol (without the parameter list), else its
+// address.
+std::string KernelName(const LaunchRequest& req) {
+  if (req.config.name && req.config.name[0]) return req.config.name;
+  Dl_info info{};
+  if (dladdr(req.kernel_address, &info) != 0 && info.dli_sname && info.dli_saddr == req.kernel_address) {
+    std::string name = Demangle(info.dli_sname);
+    const size_t paren = name.find('(');
+    return paren == std::string::npos ? name : name.substr(0, paren);
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "kernel@%p", req.kernel_address);
+  return buf;
+}
+
+bool InlineLaunchEnabled() {
+  static const bool enabled = [] {
+    const char* env = std::getenv("TESSERA_INLINE_LAUNCH");
+    return env == nullptr || std::strcmp(env, "0") != 0;
+  }();
+  return enabled;
+}
+
+constexpr uint32_t kFlagCount = kMaxCrossCoreFlags;
+
+std::string BlockLabel(const BlockContext& ctx) {
+  return "kernel '" + std::string(ctx.kernel_name) + "' block " + std::to_string(ctx.block_idx) +
+         " (" + CoreTypeName(ctx.core_type) + ")";
+}
+
+}  // namespace
+
+struct LaunchJob::FlagTable {
+  explicit FlagTable(uint32_t groups)
+      : all(kFlagCount), group_vector(size_t{groups} * kFlagCount),
+        to_aiv(size_t{groups} * kFlagCount), to_aic(size_t{groups} * kFlagCount) {}
+  std::vector<std::atomic<uint64_t>> all;
+  std::vector<std::atomic<uint64_t>> group_vector;
+  std::vector<std::atomic<uint64_t>> to_aiv;
+  std::vector<std::atomic<uint64_t>> to_aic;
+};
+
+LaunchJob::LaunchJob(LaunchRequest&& request, std::string name, const ArchSpec& arch, bool checked,
+                     std::shared_ptr<StreamImpl> stream)
+    : Job(request.config.type == KernelType::kMix
+              ? request.config.block_dim * (1 + arch.task_ration)
+              : request.config.block_dim,
+          /*uses_fibers=*/true),
+      request_(std::move(request)),
+      name_(std::move(name)),
+      arch_(arch),
+      checked_(checked),
+      stream_(std::move(stream)),
+      cores_per_group_(request_.config.type == KernelType::kMix ? 1 + arch.task_ration : 1),
+      waits_(new WaitRecord[total()]) {}
+
+LaunchJob::~LaunchJob() {
+  request_.destroy(request_.payload);
+  delete flags_.load();
+}
+
+bool LaunchJob::Start(StreamImpl*, bool on_caller_thread, bool skip, Status* status) {
+  if (skip) return true;  // the stream's sticky error already reports why
+  if (on_caller_thread && total() == 1 && InlineLaunchEnabled() && !InFiber() &&
+      !WorkerPool::OnWorkerThread()) {
+    // A one-block launch on an idle stream runs here: handing it to a worker and waiting costs
+    // more than the fiber switch.
+    inline_ = true;
+    FiberScheduler& scheduler = FiberScheduler::ForThisThread();
+    scheduler.Start(this, 0);
+    while (finished() < total()) {
+      if (!scheduler.PollSuspended()) OnStall();
+    }
+    *status = CheckedModeCompletion();
+    return true;
+  }
+  WorkerPool::Instance().Submit(this);
+  return false;  // `this` may already be gone
+}
+
+void LaunchJob::FillContext(BlockContext& ctx, uint32_t fiber_index) const {
+  const LaunchConfig& cfg = request_.config;
+  ctx.block_num = cfg.block_dim;
+  ctx.kernel_type = cfg.type;
+  ctx.fiber_index = fiber_index;
+  ctx.kernel_name = name_.c_str();
+  ctx.checked = checked_;
+  ctx.launch = const_cast<LaunchJob*>(this);
+  CoreType core = cfg.type == KernelType::kAic ? CoreType::kAic : CoreType::kAiv;
+  ctx.block_idx = fiber_index;
+  ctx.group = fiber_index;
+  if (cfg.type == KernelType::kMix) {
+    const uint32_t group = fiber_index / cores_per_group_;
+    const uint32_t member = fiber_index % cores_per_group_;
+    ctx.group = group;
+    if (member == 0) {
+      core = CoreType::kAic;
+      ctx.block_idx = group;
+    } else {
+      ctx.sub_block_idx = member - 1;
+      ctx.sub_block_num = arch_.task_ration;
+      ctx.task_ration = arch_.task_ration;
+      ctx.block_idx = group * arch_.task_ration + ctx.sub_block_idx;
+    }
+  }
+  ctx.core_type = core;
+}
+
+uint32_t LaunchJob::ResidentCoreLimit() const {
+  return request_.config.type == KernelType::kAiv ? arch_.aiv_cores : arch_.aic_cores;
+}
+
+void LaunchJob::RunBlock(uint32_t fiber_index) {
+  started_.fetch_add(1, std::memory_order_acq_rel);
+  if (aborted_.load(std::memory_order_acquire)) return;  // a failed launch runs no further blocks
+  BlockContext ctx;
+  FillContext(ctx, fiber_index);
+  ArenaLease arenas(ctx, arch_, checked_);
+  SetCurrentBlockContext(&ctx);
+  try {
+    request_.invoke(request_.payload);
+  } catch (const BlockAbort&) {
+  } catch (const BlockFailure& failure) {
+    Fail(ctx, failure.status);
+  } catch (const std::exception& e) {
+    Fail(ctx, KernelError("threw " + Demangle(typeid(e).name()) + ": " + e.what()));
+  } catch (...) {
+    Fail(ctx, KernelError("threw an exception that is not a std::exception"));
+  }
+  SetCurrentBlockContext(nullptr);
+  progress_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void LaunchJob::Fail(const BlockContext& ctx, const Status& cause) {
+  {
+    std::lock_guard<std::mutex> lock(error_mu_);
+    if (error_.ok()) {
+      const StatusCode code =
+          cause.code() == StatusCode::kOk ? StatusCode::kKernelError : cause.code();
+      error_ = Status(code, BlockLabel(ctx) + ": " + std::string(cause.message()));
+    }
+  }
+  aborted_.store(true, std::memory_order_release);
+  progress_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+Status LaunchJob::CheckedModeCompletion() {
+  std::lock_guard<std::mutex> lock(error_mu_);
+  if (!error_.ok() || !checked_) return error_;
+  for (const PointerArg& arg : request_.pointers) {
+    if (arg.ptr == nullptr) continue;
+    Status st = CheckAllocationIntegrity(arg.ptr);
+    if (!st.ok()) {
+      error_ = KernelError("kernel '" + name_ + "' argument " + std::to_string(arg.index) + ": " +
+                           std::string(st.message()));
+      break;
+    }
+  }
+  return error_;
+}
+
+void LaunchJob::OnComplete() {
+  if (inline_) return;  // Start() reports the result itself
+  Status status = CheckedModeCompletion();
+  std::shared_ptr<StreamImpl> stream = stream_;  // OpDone destroys this job
+  stream->OpDone(status);
+}
+
+void LaunchJob::Wait(BlockContext& ctx, const std::atomic<uint64_t>& counter, uint64_t target,
+                     const char* what, uint32_t flag) {
+  WaitCondition cond{&counter, target, &aborted_};
+  if (!cond.Ready()) {
+    WaitRecord& rec = waits_[ctx.fiber_index];
+    rec.counter.store(&counter, std::memory_order_relaxed);
+    rec.target.store(target, std::memory_order_relaxed);
+    rec.what.store(what, std::memory_order_relaxed);
+    rec.flag.store(flag, std::memory_order_relaxed);
+    rec.active.store(true, std::memory_order_release);
+    suspended_.fetch_add(1, std::memory_order_seq_cst);
+    SuspendCurrentFiber(cond);
+    rec.active.store(false, std::memory_order_release);
+    suspended_.fetch_sub(1, std::memory_order_seq_cst);
+    progress_.fetch_add(1, std::memory_order_acq_rel);
+  }
+  if (aborted_.load(std::memory_order_acquire)) throw BlockAbort{};
+}
+
+void LaunchJob::SyncAll(BlockContext& ctx) {
+  const uint32_t limit = ResidentCoreLimit();
+  if (request_.config.block_dim > limit) {
+    throw BlockFailure{KernelError(
+        "SyncAll needs all " + std::to_string(request_.config.block_dim) +
+        " blocks resident at once, but profile '" + arch_.name + "' has " + std::to_string(limit) +
+        " logical " + (request_.config.type == KernelType::kAiv ? "AIV" : "AI") +
+        " cores; launch with blockDim <= " + std::to_string(limit))};
+  }
+  const uint64_t round = ++ctx.barriers_passed;
+  barrier_arrived_.fetch_add(1, std::memory_order_acq_rel);
+  progress_.fetch_add(1, std::memory_order_acq_rel);
+  Wait(ctx, barrier_arrived_, round * total(), "SyncAll", 0);
+}
+
+LaunchJob::FlagTable& LaunchJob::Flags() {
+  FlagTable* table = flags_.load(std::memory_order_acquire);
+  if (table) return *table;
+  const uint32_t groups = request_.config.type == KernelType::kMix ? request_.config.block_dim : 0;
+  auto* fresh = new FlagTable(groups);
+  if (flags_.compare_exchange_strong(table, fresh, std::memory_order_acq_rel)) return *fresh;
+  delete fresh;
+  return *table;
+}
+
+namespace {
+
+void CheckFlagArgs(const BlockContext& ctx, const char* api, CrossCoreMode mode, uint32_t flag_id) {
+  const int m = static_cast<int>(mode);
+  if (flag_id >= kFlagCount) {
+    throw BlockFailure{KernelError(std::string(api) + ": flag id " + std::to_string(flag_id) +
+                                   " is out of range; expected 0.." +
+                                   std::to_string(kFlagCount - 1))};
+  }
+  if (m < 0 || m > 2) {
+    throw BlockFailure{KernelError(std::string(api) + ": mode " + std::to_string(m) +
+                                   " is not one of 0 (all cores), 1 (group vector), 2 (cube-vector)")};
+  }
+  if (mode != CrossCoreMode::kAllCores && ctx.kernel_type != KernelType::kMix) {
+    throw BlockFailure{KernelError(std::string(api) + "(mode " + std::to_string(m) +
+                                   ") needs a MIX launch; this kernel was launched as " +
+                                   KernelTypeName(ctx.kernel_type))};
+  }
+  if (mode == CrossCoreMode::kGroupVector && ctx.core_type != CoreType::kAiv) {
+    throw BlockFailure{KernelError(std::string(api) + "(mode 1) is for vector cores; called on AIC")};
+  }
+}
+
+}  // namespace
+
+void LaunchJob::SetFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id) {
+  CheckFlagArgs(ctx, "CrossCoreSetFlag", mode, flag_id);
+  FlagTable& t = Flags();
+  const size_t slot = size_t{ctx.group} * kFlagCount + flag_id;
+  switch (mode) {
+    case CrossCoreMode::kAllCores: t.all[flag_id].fetch_add(1, std::memory_order_acq_rel); break;
+    case CrossCoreMode::kGroupVector: t.group_vector[slot].fetch_add(1, std::memory_order_acq_rel); break;
+    case CrossCoreMode::kGroupCubeVector:
+      (ctx.core_type == CoreType::kAic ? t.to_aiv : t.to_aic)[slot].fetch_add(1, std::memory_order_acq_rel);
+      break;
+    default: break;
+  }
+  progress_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void LaunchJob::WaitFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id) {
+  CheckFlagArgs(ctx, "CrossCoreWaitFlag", mode, flag_id);
+  FlagTable& t = Flags();
+  const size_t slot = size_t{ctx.group} * kFlagCount + flag_id;
+  const uint64_t round = ++ctx.flag_waits[static_cast<int>(mode)][flag_id];
+  switch (mode) {
+    case CrossCoreMode::kAllCores:
+      Wait(ctx, t.all[flag_id], round * total(), "CrossCoreWaitFlag(mode 0)", flag_id);
+      break;
+    case CrossCoreMode::kGroupVector:
+      Wait(ctx, t.group_vector[slot], round * arch_.task_ration, "CrossCoreWaitFlag(mode 1)", flag_id);
+      break;
+    case CrossCoreMode::kGroupCubeVector:
+      if (ctx.core_type == CoreType::kAic) {
+        Wait(ctx, t.to_aic[slot], round * arch_.task_ration, "CrossCoreWaitFlag(mode 2)", flag_id);
+      } else {
+        Wait(ctx, t.to_aiv[slot], round, "CrossCoreWaitFlag(mode 2)", flag_id);
+      }
+      break;
+    default: break;
+  }
+}
+
+void LaunchJob::OnStall() {
+  // All blocks started, every unfinished block suspended, none of their conditions true, and no
+  // progress while we looked: nothing can ever wake them.
+  if (aborted_.load(std::memory_order_acquire)) return;
+  if (started_.load(std::memory_order_acquire) < total()) return;
+  const uint64_t before = progress_.load(std::memory_order_seq_cst);
+  if (suspended_.load(std::memory_order_seq_cst) + finished() != total()) return;
+  std::string detail;
+  uint32_t listed = 0;
+  for (uint32_t i = 0; i < total(); ++i) {
+    const WaitRecord& rec = waits_[i];
+    if (!rec.active.load(std::memory_order_acquire)) continue;
+    const std::atomic<uint64_t>* counter = rec.counter.load(std::memory_order_relaxed);
+    const uint64_t target = rec.target.load(std::memory_order_relaxed);
+    const uint64_t value = counter->load(std::memory_order_acquire);
+    if (value >= target) return;
+    if (listed++ < 8) {
+      BlockContext probe;
+      FillContext(probe, i);
+      detail += (detail.empty() ? "" : "; ") + std::string("block ") +
+                std::to_string(probe.block_idx) + " (" + CoreTypeName(probe.core_type) + ") in " +
+                rec.what.load() +
+                (std::strcmp(rec.what.load(), "SyncAll") == 0
+                     ? ""
+                     : " flag " + std::to_string(rec.flag.load())) +
+                " (count " + std::to_string(value) + ", needs " + std::to_string(target) + ")";
+    }
+  }
+  if (progress_.load(std::memory_order_seq_cst) != before) return;
+  if (suspended_.load(std::memory_order_seq_cst) + finished() != total()) return;
+  {
+    std::lock_guard<std::mutex> lock(error_mu_);
+    if (error_.ok()) {
+      error_ = KernelError("kernel '" + name_ + "' deadlocked: every unfinished block waits and no block can wake it: " +
+                           detail + (listed > 8 ? "; ..." : ""));
+    }
+  }
+  aborted_.store(true, std::memory_order_release);
+}
+
+Status EnqueueLaunch(LaunchRequest&& req, const Stream& stream) {
+  struct PayloadGuard {
+    LaunchRequest* r;
+    ~PayloadGuard() {
+      if (r) r->destroy(r->payload);
+    }
+  } guard{&req};
+  const std::string name = KernelName(req);
+  const auto fail = [&](const std::string& why) {
+    return InvalidArgument("Launch of kernel '" + name + "': " + why);
+  };
+  const uint32_t dim = req.config.block_dim;
+  if (dim == 0 || dim > kMaxBlockDim) {
+    return fail("blockDim is " + std::to_string(dim) + "; expected 1.." + std::to_string(kMaxBlockDim));
+  }
+  const int type = static_cast<int>(req.config.type);
+  if (type < 0 || type > 2) return fail("kernel type " + std::to_string(type) + " is not AIV, AIC or MIX");
+  if (stream.impl() == nullptr) return fail("stream is null");
+  const bool checked = CheckedMode();
+  if (checked) {
+    for (const PointerArg& arg : req.pointers) {
+      if (arg.ptr != nullptr && !IsDeviceAddress(arg.ptr)) {
+        char addr[32];
+        std::snprintf(addr, sizeof(addr), "%p", arg.ptr);
+        return fail("argument " + std::to_string(arg.index) + " (pointer " + addr +
+                    ") is not a live device allocation; in checked mode every pointer argument "
+                    "must point into memory from tessera::device::Malloc");
+      }
+    }
+  }
+  Status sticky = stream.GetError();
+  if (!sticky.ok()) {
+    return Status(sticky.code(), "Launch of kernel '" + name +
+                                     "' refused: the stream has a sticky error (call ResetError): " +
+                                     std::string(sticky.message()));
+  }
+  guard.r = nullptr;
+  auto job = std::make_unique<LaunchJob>(std::move(req), name, ActiveArch(), checked,
+                                         stream.shared_impl());
+  stream.impl()->Enqueue(std::move(job));
+  return OkStatus();
+}
+
+bool CheckedModeForLaunch() { return CheckedMode(); }
+
+}  // namespace detail
+}  // namespace tessera::device

@@ -1,0 +1,74 @@
+// A kernel launch in flight: its blocks, their cross-core state, and its failure.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "fiber_scheduler.h"
+#include "stream_impl.h"
+#include "tessera/device/arch_spec.h"
+#include "tessera/device/launch.h"
+#include "worker_pool.h"
+
+namespace tessera::device::detail {
+
+class LaunchJob final : public Job, public StreamOp {
+ public:
+  LaunchJob(LaunchRequest&& request, std::string name, const ArchSpec& arch, bool checked,
+            std::shared_ptr<StreamImpl> stream);
+  ~LaunchJob() override;
+
+  bool Start(StreamImpl* stream, bool on_caller_thread, bool skip, Status* status) override;
+  void RunBlock(uint32_t fiber_index) override;
+  void OnComplete() override;
+  void OnStall() override;
+
+  // Kernel-side primitives (called by the running block `ctx`).
+  void SyncAll(BlockContext& ctx);
+  void SetFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id);
+  void WaitFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id);
+  // Records the first failure, aborts the launch.
+  void Fail(const BlockContext& ctx, const Status& cause);
+
+  const std::string& name() const { return name_; }
+
+ private:
+  struct WaitRecord {
+    std::atomic<const std::atomic<uint64_t>*> counter{nullptr};
+    std::atomic<uint64_t> target{0};
+    std::atomic<const char*> what{nullptr};
+    std::atomic<uint32_t> flag{0};
+    std::atomic<bool> active{false};
+  };
+  struct FlagTable;
+
+  void Wait(BlockContext& ctx, const std::atomic<uint64_t>& counter, uint64_t target,
+            const char* what, uint32_t flag);
+  FlagTable& Flags();
+  void FillContext(BlockContext& ctx, uint32_t fiber_index) const;
+  uint32_t ResidentCoreLimit() const;
+  Status CheckedModeCompletion();
+
+  LaunchRequest request_;
+  std::string name_;
+  const ArchSpec& arch_;
+  const bool checked_;
+  std::shared_ptr<StreamImpl> stream_;
+  bool inline_ = false;
+  uint32_t cores_per_group_ = 1;  // 1 + task_ration for MIX, else 1
+
+  std::atomic<bool> aborted_{false};
+  std::atomic<uint64_t> progress_{0};
+  std::atomic<uint32_t> started_{0};
+  std::atomic<uint32_t> suspended_{0};
+  std::atomic<uint64_t> barrier_arrived_{0};
+  std::unique_ptr<WaitRecord[]> waits_;
+  std::atomic<FlagTable*> flags_{nullptr};
+
+  std::mutex error_mu_;
+  Status error_;
+};
+
+}  // namespace tessera::device::detail
