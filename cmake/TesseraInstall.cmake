@@ -2,7 +2,11 @@
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY include/tessera DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS tessera_core tessera_device tessera_warnings
+set(_tessera_exported tessera_core tessera_device tessera_warnings)
+if(TARGET tessera_tiling)
+  list(APPEND _tessera_exported tessera_tiling)
+endif()
+install(TARGETS ${_tessera_exported}
         EXPORT tesseraTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

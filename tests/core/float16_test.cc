@@ -14,6 +14,10 @@ namespace {
 double HalfValue(uint16_t bits) {
   const int e = (bits >> 10) & 0x1F;
   const int m = bits & 0x3FF;
+  if (e == 0x1F && m == 0) {
+    return (bits & 0x8000) ? -std::numeric_limits<double>::infinity()
+                           : std::numeric_limits<double>::infinity();
+  }
   const double mag = e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
   return (bits & 0x8000) ? -mag : mag;
 }
