@@ -92,7 +92,7 @@ LaunchJob::~LaunchJob() {
 
 bool LaunchJob::Start(StreamImpl*, bool on_caller_thread, bool skip, Status* status) {
   if (skip) return true;  // the stream's sticky error already reports why
-  if (on_caller_thread && total() == 1 && InlineLaunchEnabled() && !InFiber() &&
+  if (on_caller_thread && total() == 1 && request_.config.allow_inline && InlineLaunchEnabled() && !InFiber() &&
       !WorkerPool::OnWorkerThread()) {
     // A one-block launch on an idle stream runs here: handing it to a worker and waiting costs
     // more than the fiber switch.

@@ -35,7 +35,9 @@ constexpr size_t kMmapThreshold = size_t{1} << 20;
 constexpr size_t kQuarantineLimit = size_t{256} << 20;
 constexpr size_t kParallelCopyThreshold = size_t{4} << 20;
 
-struct alignas(64) AllocHeader {
+// Sits immediately before the data of a checked allocation (data is 32-byte aligned, so the header
+// is 8-byte aligned).
+struct AllocHeader {
   uint64_t magic;
   uint64_t size;
   uint64_t id;

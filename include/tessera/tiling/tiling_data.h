@@ -1,0 +1,284 @@
+// TilingData: the run-time parameter struct a tiling function fills and a kernel reads.
+//
+// Declared with the Ascend C macros, it is a plain C struct (native layout, trivially copyable) plus a
+// constexpr field table, so the kernel side reads it with one memcpy and host tools can introspect,
+// serialise, edit and print it through the type-erased TilingSchema.
+//
+//   BEGIN_TILING_DATA_DEF(AddTiling)
+//     TILING_DATA_FIELD_DEF(int64_t, rows)               // default 0
+//     TILING_DATA_FIELD_DEF(float, scale, 1.0f)          // default 1.0
+//     TILING_DATA_FIELD_DEF_ARR(int64_t, 2, strides, 4, 1)
+//   END_TILING_DATA_DEF;
+//
+// Rules (compile errors when broken): element types int64_t, float or bool; arrays of 1..2048
+// elements; at least one field; unique names (a duplicate is a C++ redeclaration error).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tessera/core/status.h"
+
+namespace tessera::tiling {
+
+inline constexpr uint32_t kMaxTilingArrayLength = 2048;
+
+// Element type of a tiling field. Values are stable: they feed the schema hash.
+enum class TilingFieldType : uint8_t {
+  kInt64 = 0,
+  kFloat32 = 1,
+  kBool = 2,
+};
+
+// "int64", "float32", "bool".
+std::string_view TilingFieldTypeName(TilingFieldType type);
+
+// One field of a TilingData struct. `length` is 1 for scalars; `is_array` tells `T x[1]` from `T x`.
+struct TilingField {
+  std::string_view name;
+  TilingFieldType type;
+  uint32_t offset;
+  uint32_t length;
+  bool is_array;
+
+  constexpr uint32_t element_size() const { return type == TilingFieldType::kBool ? 1u : type == TilingFieldType::kInt64 ? 8u : 4u; }
+  constexpr uint32_t byte_size() const { return element_size() * length; }
+};
+
+// Type-erased description of a TilingData struct; what tools and the runtime work with.
+struct TilingSchema {
+  std::string_view name;
+  std::span<const TilingField> fields;
+  size_t size;
+  size_t alignment;
+  // FNV-1a 64 over sizeof and each field's name, type, offset, length and array-ness (not the struct
+  // name): equal hashes mean host and kernel agree on the layout.
+  uint64_t hash;
+
+  // nullptr when no field has that name.
+  const TilingField* Find(std::string_view field_name) const {
+    for (const TilingField& f : fields) {
+      if (f.name == field_name) return &f;
+    }
+    return nullptr;
+  }
+};
+
+namespace detail {
+
+template <class T>
+inline constexpr bool kIsTilingElement =
+    std::is_same_v<T, int64_t> || std::is_same_v<T, float> || std::is_same_v<T, bool>;
+
+template <class T>
+constexpr TilingFieldType TilingTypeOf() {
+  if constexpr (std::is_same_v<T, int64_t>) return TilingFieldType::kInt64;
+  if constexpr (std::is_same_v<T, float>) return TilingFieldType::kFloat32;
+  return TilingFieldType::kBool;
+}
+
+template <int I>
+struct FieldIndex {};
+
+// Member is `decltype(Struct::field)`: a scalar or a one-dimensional array of a tiling element.
+template <class Member>
+constexpr TilingField MakeField(std::string_view name, size_t offset) {
+  using Element = std::remove_extent_t<Member>;
+  return TilingField{name, TilingTypeOf<Element>(), static_cast<uint32_t>(offset),
+                     static_cast<uint32_t>(std::is_array_v<Member> ? std::extent_v<Member> : 1),
+                     std::is_array_v<Member>};
+}
+
+constexpr uint64_t Fnv1a(uint64_t h, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) {
+    h ^= (v >> (8 * i)) & 0xffu;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+template <size_t N>
+constexpr uint64_t SchemaHash(const std::array<TilingField, N>& fields, size_t size) {
+  uint64_t h = Fnv1a(0xcbf29ce484222325ull, size, 8);
+  for (const TilingField& f : fields) {
+    for (char c : f.name) h = Fnv1a(h, static_cast<unsigned char>(c), 1);
+    h = Fnv1a(h, 0, 1);  // terminator so "ab"+"c" differs from "a"+"bc"
+    h = Fnv1a(h, static_cast<uint64_t>(f.type), 1);
+    h = Fnv1a(h, f.offset, 4);
+    h = Fnv1a(h, f.length, 4);
+    h = Fnv1a(h, f.is_array ? 1 : 0, 1);
+  }
+  return h;
+}
+
+template <class T, size_t... I>
+constexpr std::array<TilingField, sizeof...(I)> CollectFields(std::index_sequence<I...>) {
+  return {T::TesseraTilingField_(FieldIndex<static_cast<int>(I)>{})...};
+}
+
+// Recomputes the native C layout from the field table; a mismatch with the compiler's offsets or
+// sizeof means the table is not describing the struct (for example a member added by hand).
+template <class T, size_t N>
+constexpr bool LayoutMatchesTable(const std::array<TilingField, N>& fields) {
+  size_t offset = 0;
+  size_t align = 1;
+  for (const TilingField& f : fields) {
+    const size_t a = f.element_size();
+    offset = (offset + a - 1) / a * a;
+    if (offset != f.offset) return false;
+    offset += f.byte_size();
+    align = a > align ? a : align;
+  }
+  return (offset + align - 1) / align * align == sizeof(T) && align == alignof(T);
+}
+
+template <class T>
+constexpr std::array<TilingField, T::kTesseraFieldCount_> BuildFieldTable() {
+  static_assert(std::is_standard_layout_v<T> && std::is_trivially_copyable_v<T>,
+                "A TilingData struct must be standard-layout and trivially copyable: declare it "
+                "only with BEGIN_TILING_DATA_DEF / TILING_DATA_FIELD_DEF[_ARR] / END_TILING_DATA_DEF");
+  constexpr auto fields = CollectFields<T>(std::make_index_sequence<T::kTesseraFieldCount_>{});
+  static_assert(LayoutMatchesTable<T>(fields),
+                "TilingData field table does not match the struct's native layout (sizeof/offsets)");
+  return fields;
+}
+
+// Type-erased helpers behind the typed API below (tiling_data.cc).
+Status CheckSchemaHash(const TilingSchema& schema, uint64_t producer_hash);
+Status CheckBufferSize(const TilingSchema& schema, size_t size);
+
+}  // namespace detail
+
+// True for structs declared with BEGIN_TILING_DATA_DEF.
+template <class T>
+concept TilingData = requires { T::kTesseraFieldCount_; };
+
+// The field table of a TilingData struct, in declaration order (= layout order).
+template <TilingData T>
+inline constexpr std::array<TilingField, T::kTesseraFieldCount_> kTilingFields =
+    detail::BuildFieldTable<T>();
+
+// The schema of a TilingData struct; constexpr, so `static_assert(TilingSchemaOf<T>().size == 40)`.
+template <TilingData T>
+constexpr TilingSchema TilingSchemaOf() {
+  return TilingSchema{T::kTesseraTilingName_, kTilingFields<T>, sizeof(T), alignof(T),
+                      detail::SchemaHash(kTilingFields<T>, sizeof(T))};
+}
+
+// The bytes a kernel receives as its tiling argument: the struct's object representation.
+template <TilingData T>
+std::vector<uint8_t> SerializeTiling(const T& data) {
+  std::vector<uint8_t> bytes(sizeof(T));
+  std::memcpy(bytes.data(), &data, sizeof(T));
+  return bytes;
+}
+
+// Reads a struct back from tiling bytes. Fails with "buffer too short" when `bytes` holds fewer than
+// sizeof(T) bytes (a longer buffer is fine: tiling buffers may be padded).
+template <TilingData T>
+Result<T> ParseTiling(std::span<const uint8_t> bytes) {
+  TESSERA_RETURN_IF_ERROR(detail::CheckBufferSize(TilingSchemaOf<T>(), bytes.size()));
+  T data;
+  std::memcpy(&data, bytes.data(), sizeof(T));
+  return data;
+}
+
+// As above, but first refuses bytes produced for a different layout: `producer_hash` is the schema
+// hash of the struct that wrote them (the tiling function's), compared with T's (the kernel's).
+template <TilingData T>
+Result<T> ParseTiling(std::span<const uint8_t> bytes, uint64_t producer_hash) {
+  TESSERA_RETURN_IF_ERROR(detail::CheckSchemaHash(TilingSchemaOf<T>(), producer_hash));
+  return ParseTiling<T>(bytes);
+}
+
+// Fails when `producer` and `consumer` describe different layouts; the message names both structs
+// and their hashes. Used to refuse a kernel whose tiling struct differs from its tiling function's.
+Status CheckSchemaCompatible(const TilingSchema& producer, const TilingSchema& consumer);
+
+// Sets fields by name from text (for the CLI). Scalars: "12", "-3", "0.5", "true"/"false"/"1"/"0".
+// Arrays: "1,2" or "[1, 2]" with exactly the declared number of elements. On any error `bytes` is
+// unchanged. Errors: unknown field, value of the wrong type, array length mismatch, short buffer.
+Status SetTilingFields(const TilingSchema& schema, std::span<uint8_t> bytes,
+                       const std::map<std::string, std::string, std::less<>>& values);
+
+template <TilingData T>
+Status SetTilingFields(T& data, const std::map<std::string, std::string, std::less<>>& values) {
+  return SetTilingFields(TilingSchemaOf<T>(),
+                         std::span<uint8_t>(reinterpret_cast<uint8_t*>(&data), sizeof(T)), values);
+}
+
+// {"struct": name, "size": n, "alignment": a, "hash": "0x...", "fields": [{"name", "type", "offset",
+// "length", "is_array", "value"}]}; `value` is a number/bool, or a list for arrays. Fails only when
+// `bytes` is shorter than the struct.
+Result<std::string> TilingToJson(const TilingSchema& schema, std::span<const uint8_t> bytes,
+                                 int indent = -1);
+
+template <TilingData T>
+std::string TilingToJson(const T& data, int indent = -1) {
+  // Cannot fail: the buffer is exactly the struct.
+  return TilingToJson(TilingSchemaOf<T>(),
+                      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&data), sizeof(T)),
+                      indent)
+      .value();
+}
+
+// Kernel side: the struct held by the tiling argument, copied out (the argument may be unaligned).
+template <TilingData T>
+inline T GetTilingData(const uint8_t* tiling) {
+  T data;
+  std::memcpy(&data, tiling, sizeof(T));
+  return data;
+}
+
+}  // namespace tessera::tiling
+
+// ---- Declaration macros (Ascend C spelling) -------------------------------------------------------
+// Each field macro declares the member and an overload TesseraTilingField_(FieldIndex<k>) returning
+// its table entry; __COUNTER__ numbers the fields of one struct 0, 1, 2, ... so the table can be
+// collected with an index_sequence once the struct is complete (offsetof needs a complete type).
+
+#define BEGIN_TILING_DATA_DEF(struct_name)                                  \
+  struct struct_name {                                                      \
+    using TesseraSelf_ = struct_name;                                       \
+    static constexpr ::std::string_view kTesseraTilingName_ = #struct_name; \
+    static constexpr int kTesseraCounterBase_ = __COUNTER__;
+
+#define TESSERA_TILING_REGISTER_FIELD_(element_type, field_name)                                  \
+  static_assert(::tessera::tiling::detail::kIsTilingElement<element_type>,                        \
+                "Tiling field '" #field_name "': element type must be int64_t, float or bool");   \
+  static constexpr ::tessera::tiling::TilingField TesseraTilingField_(                            \
+      ::tessera::tiling::detail::FieldIndex<__COUNTER__ - kTesseraCounterBase_ - 1>) {            \
+    return ::tessera::tiling::detail::MakeField<decltype(TesseraSelf_::field_name)>(              \
+        #field_name, offsetof(TesseraSelf_, field_name));                                         \
+  }
+
+// TILING_DATA_FIELD_DEF(type, name [, default]): a scalar; without a default it is zero.
+#define TILING_DATA_FIELD_DEF(element_type, field_name, ...) \
+  element_type field_name{__VA_ARGS__};                      \
+  TESSERA_TILING_REGISTER_FIELD_(element_type, field_name)
+
+// TILING_DATA_FIELD_DEF_ARR(type, length, name [, defaults...]): a fixed array of 1..2048 elements;
+// missing defaults are zero.
+#define TILING_DATA_FIELD_DEF_ARR(element_type, length, field_name, ...)                      \
+  static_assert((length) >= 1 && (length) <= 2048,                                           \
+                "Tiling field '" #field_name "': array length must be between 1 and 2048"); \
+  element_type field_name[length]{__VA_ARGS__};                                              \
+  TESSERA_TILING_REGISTER_FIELD_(element_type, field_name)
+
+#define END_TILING_DATA_DEF                                                                 \
+  static constexpr int kTesseraFieldCount_ = __COUNTER__ - kTesseraCounterBase_ - 1;        \
+  static_assert(kTesseraFieldCount_ > 0, "A TilingData struct needs at least one field"); \
+  }
+
+// Kernel side, Ascend C spelling: declares `var` as a copy of the struct in the tiling argument.
+#define GET_TILING_DATA_WITH_STRUCT(struct_type, var, tiling) \
+  const struct_type var = ::tessera::tiling::GetTilingData<struct_type>(tiling)
