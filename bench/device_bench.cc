@@ -17,14 +17,17 @@ using namespace tessera::device;
 
 void EmptyKernel() {}
 
-void SyncAllKernel() { SyncAll(); }
+void SyncAllKernel() {
+  SyncAll();
+}
 
 void Abort(const tessera::Status& st, benchmark::State& state) {
   state.SkipWithError(st.ToString().c_str());
 }
 
 template <void (*Kernel)()>
-void LaunchAndSync(benchmark::State& state, const char* profile, uint32_t blocks, bool allow_inline) {
+void LaunchAndSync(benchmark::State& state, const char* profile, uint32_t blocks,
+                   bool allow_inline) {
   if (auto st = SetProfile(profile); !st.ok()) return Abort(st, state);
   if (blocks == 0) blocks = WorkerThreads();
   auto stream = Stream::Create();
@@ -38,10 +41,18 @@ void LaunchAndSync(benchmark::State& state, const char* profile, uint32_t blocks
   (void)SetProfile("native");
 }
 
-void BM_Launch_Native_1Block_Inline(benchmark::State& s) { LaunchAndSync<EmptyKernel>(s, "native", 1, true); }
-void BM_Launch_Native_1Block_Async(benchmark::State& s) { LaunchAndSync<EmptyKernel>(s, "native", 1, false); }
-void BM_Launch_Native_WorkerBlocks(benchmark::State& s) { LaunchAndSync<EmptyKernel>(s, "native", 0, true); }
-void BM_Launch_Emulated_48Blocks(benchmark::State& s) { LaunchAndSync<EmptyKernel>(s, "ascend910b", 48, true); }
+void BM_Launch_Native_1Block_Inline(benchmark::State& s) {
+  LaunchAndSync<EmptyKernel>(s, "native", 1, true);
+}
+void BM_Launch_Native_1Block_Async(benchmark::State& s) {
+  LaunchAndSync<EmptyKernel>(s, "native", 1, false);
+}
+void BM_Launch_Native_WorkerBlocks(benchmark::State& s) {
+  LaunchAndSync<EmptyKernel>(s, "native", 0, true);
+}
+void BM_Launch_Emulated_48Blocks(benchmark::State& s) {
+  LaunchAndSync<EmptyKernel>(s, "ascend910b", 48, true);
+}
 void BM_Launch_Emulated_48Blocks_SyncAll(benchmark::State& s) {
   LaunchAndSync<SyncAllKernel>(s, "ascend910b", 48, true);
 }
@@ -61,7 +72,8 @@ void BM_Memcpy_Tessera(benchmark::State& state) {
   std::memset(*src, 1, kCopyBytes);
   std::memset(*dst, 0, kCopyBytes);
   for (auto _ : state) {
-    if (auto st = Memcpy(*dst, kCopyBytes, *src, kCopyBytes, MemcpyKind::kDeviceToDevice); !st.ok()) {
+    if (auto st = Memcpy(*dst, kCopyBytes, *src, kCopyBytes, MemcpyKind::kDeviceToDevice);
+        !st.ok()) {
       return Abort(st, state);
     }
     benchmark::ClobberMemory();

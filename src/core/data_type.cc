@@ -27,9 +27,9 @@ constexpr std::array<DataTypeInfo, 9> kInfo = {{
     {DataType::kBool, 1, "bool", "DT_BOOL", false},
 }};
 
-constexpr std::array<DataType, 9> kAll = {DataType::kFloat32, DataType::kFloat16, DataType::kBfloat16,
-                                          DataType::kInt8,    DataType::kUint8,   DataType::kInt16,
-                                          DataType::kInt32,   DataType::kInt64,   DataType::kBool};
+constexpr std::array<DataType, 9> kAll = {
+    DataType::kFloat32, DataType::kFloat16, DataType::kBfloat16, DataType::kInt8, DataType::kUint8,
+    DataType::kInt16,   DataType::kInt32,   DataType::kInt64,    DataType::kBool};
 
 const DataTypeInfo* Find(DataType dtype) {
   for (const auto& info : kInfo) {
@@ -40,13 +40,16 @@ const DataTypeInfo* Find(DataType dtype) {
 
 std::string Lower(std::string_view text) {
   std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
 }  // namespace
 
-std::span<const DataType> AllDataTypes() { return kAll; }
+std::span<const DataType> AllDataTypes() {
+  return kAll;
+}
 
 size_t DataTypeSize(DataType dtype) {
   const DataTypeInfo* info = Find(dtype);
@@ -82,9 +85,9 @@ Result<DataType> ParseDataType(std::string_view text) {
     DataType dtype;
   };
   static constexpr Alias kAliases[] = {
-      {"float", DataType::kFloat32}, {"fp32", DataType::kFloat32},   {"f32", DataType::kFloat32},
-      {"half", DataType::kFloat16},  {"fp16", DataType::kFloat16},   {"f16", DataType::kFloat16},
-      {"bf16", DataType::kBfloat16}, {"int", DataType::kInt32},      {"long", DataType::kInt64},
+      {"float", DataType::kFloat32}, {"fp32", DataType::kFloat32}, {"f32", DataType::kFloat32},
+      {"half", DataType::kFloat16},  {"fp16", DataType::kFloat16}, {"f16", DataType::kFloat16},
+      {"bf16", DataType::kBfloat16}, {"int", DataType::kInt32},    {"long", DataType::kInt64},
   };
   for (const auto& info : kInfo) {
     if (key == info.name || key == Lower(info.cann_name)) return info.dtype;

@@ -25,8 +25,10 @@ Result<Shape> Shape::Make(std::span<const int64_t> dims) {
 
 Result<Shape> Shape::Parse(std::string_view text) {
   std::string_view body = text;
-  while (!body.empty() && std::isspace(static_cast<unsigned char>(body.front()))) body.remove_prefix(1);
-  while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back()))) body.remove_suffix(1);
+  while (!body.empty() && std::isspace(static_cast<unsigned char>(body.front())))
+    body.remove_prefix(1);
+  while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back())))
+    body.remove_suffix(1);
   if (!body.empty() && body.front() == '[') {
     if (body.back() != ']') return InvalidArgument("shape '" + std::string(text) + "' lacks ']'");
     body = body.substr(1, body.size() - 2);
@@ -36,9 +38,12 @@ Result<Shape> Shape::Parse(std::string_view text) {
   bool any = body.find_first_not_of(" \t") != std::string_view::npos;
   while (any) {
     size_t comma = body.find(',', pos);
-    std::string_view item = body.substr(pos, comma == std::string_view::npos ? body.npos : comma - pos);
-    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front()))) item.remove_prefix(1);
-    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) item.remove_suffix(1);
+    std::string_view item =
+        body.substr(pos, comma == std::string_view::npos ? body.npos : comma - pos);
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front())))
+      item.remove_prefix(1);
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back())))
+      item.remove_suffix(1);
     int64_t value = 0;
     auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
     if (item.empty() || ec != std::errc() || end != item.data() + item.size()) {

@@ -34,7 +34,9 @@ std::vector<int64_t> TensorDesc::ContiguousStrides() const {
   return out;
 }
 
-bool TensorDesc::IsContiguous() const { return strides.empty() || strides == ContiguousStrides(); }
+bool TensorDesc::IsContiguous() const {
+  return strides.empty() || strides == ContiguousStrides();
+}
 
 Result<int64_t> TensorDesc::StorageBytes() const {
   TESSERA_ASSIGN_OR_RETURN(int64_t count, shape.NumElements());
@@ -58,7 +60,8 @@ Result<int64_t> TensorDesc::StorageBytes() const {
 }
 
 std::string TensorDesc::ToString() const {
-  return std::string(DataTypeName(dtype)) + shape.ToString() + " " + std::string(FormatName(format));
+  return std::string(DataTypeName(dtype)) + shape.ToString() + " " +
+         std::string(FormatName(format));
 }
 
 }  // namespace tessera

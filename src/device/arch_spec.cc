@@ -39,7 +39,9 @@ std::string DetectSoc() {
 #endif
 }
 
-std::vector<std::string> ProfileNames() { return {"native", "ascend910b"}; }
+std::vector<std::string> ProfileNames() {
+  return {"native", "ascend910b"};
+}
 
 Result<ArchSpec> FindProfile(std::string_view name) {
   ArchSpec spec;
@@ -68,7 +70,8 @@ Result<ArchSpec> FindProfile(std::string_view name) {
     return spec;
   }
   std::string known;
-  for (const auto& n : ProfileNames()) known += (known.empty() ? "" : ", ") + n;
+  for (const auto& n : ProfileNames())
+    known += (known.empty() ? "" : ", ") + n;
   return NotFound("unknown device profile '" + std::string(name) + "'; available: " + known);
 }
 

@@ -11,13 +11,16 @@ namespace {
 
 constexpr size_t kArenaAlign = 4096;
 
-size_t Round(size_t bytes) { return (bytes + kArenaAlign - 1) / kArenaAlign * kArenaAlign; }
+size_t Round(size_t bytes) {
+  return (bytes + kArenaAlign - 1) / kArenaAlign * kArenaAlign;
+}
 
 struct ThreadArenaCache {
   std::unordered_map<size_t, std::vector<std::byte*>> free_by_size;
   ~ThreadArenaCache() {
     for (auto& [size, list] : free_by_size) {
-      for (std::byte* p : list) std::free(p);
+      for (std::byte* p : list)
+        std::free(p);
     }
   }
 };

@@ -17,30 +17,54 @@ BlockContext& RequireBlock(const char* api) {
 }
 }  // namespace
 
-BlockContext* CurrentBlockContext() { return tls_block; }
-void SetCurrentBlockContext(BlockContext* ctx) { tls_block = ctx; }
+BlockContext* CurrentBlockContext() {
+  return tls_block;
+}
+void SetCurrentBlockContext(BlockContext* ctx) {
+  tls_block = ctx;
+}
 
 }  // namespace detail
 
-const char* CoreTypeName(CoreType type) { return type == CoreType::kAic ? "AIC" : "AIV"; }
+const char* CoreTypeName(CoreType type) {
+  return type == CoreType::kAic ? "AIC" : "AIV";
+}
 
 const char* KernelTypeName(KernelType type) {
   switch (type) {
-    case KernelType::kAiv: return "AIV";
-    case KernelType::kAic: return "AIC";
-    case KernelType::kMix: return "MIX";
-    default: return "invalid";
+    case KernelType::kAiv:
+      return "AIV";
+    case KernelType::kAic:
+      return "AIC";
+    case KernelType::kMix:
+      return "MIX";
+    default:
+      return "invalid";
   }
 }
 
-const BlockContext* CurrentBlock() { return detail::tls_block; }
+const BlockContext* CurrentBlock() {
+  return detail::tls_block;
+}
 
-uint32_t GetBlockIdx() { return detail::tls_block ? detail::tls_block->block_idx : 0; }
-uint32_t GetBlockNum() { return detail::tls_block ? detail::tls_block->block_num : 1; }
-uint32_t GetSubBlockIdx() { return detail::tls_block ? detail::tls_block->sub_block_idx : 0; }
-uint32_t GetSubBlockNum() { return detail::tls_block ? detail::tls_block->sub_block_num : 1; }
-uint32_t GetTaskRation() { return detail::tls_block ? detail::tls_block->task_ration : 1; }
-CoreType GetCoreType() { return detail::tls_block ? detail::tls_block->core_type : CoreType::kAiv; }
+uint32_t GetBlockIdx() {
+  return detail::tls_block ? detail::tls_block->block_idx : 0;
+}
+uint32_t GetBlockNum() {
+  return detail::tls_block ? detail::tls_block->block_num : 1;
+}
+uint32_t GetSubBlockIdx() {
+  return detail::tls_block ? detail::tls_block->sub_block_idx : 0;
+}
+uint32_t GetSubBlockNum() {
+  return detail::tls_block ? detail::tls_block->sub_block_num : 1;
+}
+uint32_t GetTaskRation() {
+  return detail::tls_block ? detail::tls_block->task_ration : 1;
+}
+CoreType GetCoreType() {
+  return detail::tls_block ? detail::tls_block->core_type : CoreType::kAiv;
+}
 
 void SyncAll() {
   BlockContext& ctx = detail::RequireBlock("SyncAll");
@@ -61,8 +85,8 @@ void FailBlock(StatusCode code, std::string message) {
   if (detail::tls_block == nullptr) {
     throw std::logic_error("FailBlock called outside a kernel: " + message);
   }
-  throw detail::BlockFailure{Status(code == StatusCode::kOk ? StatusCode::kKernelError : code,
-                                    std::move(message))};
+  throw detail::BlockFailure{
+      Status(code == StatusCode::kOk ? StatusCode::kKernelError : code, std::move(message))};
 }
 
 }  // namespace tessera::device

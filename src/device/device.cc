@@ -54,7 +54,9 @@ const ArchSpec& ActiveArch() {
 
 }  // namespace detail
 
-const ArchSpec& CurrentArch() { return detail::ActiveArch(); }
+const ArchSpec& CurrentArch() {
+  return detail::ActiveArch();
+}
 
 Status SetProfile(std::string_view name) {
   TESSERA_ASSIGN_OR_RETURN(ArchSpec spec, FindProfile(name));
@@ -70,11 +72,19 @@ Status SetProfile(std::string_view name) {
   return OkStatus();
 }
 
-bool CheckedMode() { return detail::CheckedFlag().load(std::memory_order_relaxed); }
-void SetCheckedMode(bool enabled) { detail::CheckedFlag().store(enabled); }
+bool CheckedMode() {
+  return detail::CheckedFlag().load(std::memory_order_relaxed);
+}
+void SetCheckedMode(bool enabled) {
+  detail::CheckedFlag().store(enabled);
+}
 
-uint32_t WorkerThreads() { return detail::WorkerPool::Instance().size(); }
+uint32_t WorkerThreads() {
+  return detail::WorkerPool::Instance().size();
+}
 
-Status DeviceSynchronize() { return detail::SynchronizeAllStreams(); }
+Status DeviceSynchronize() {
+  return detail::SynchronizeAllStreams();
+}
 
 }  // namespace tessera::device

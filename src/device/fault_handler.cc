@@ -57,7 +57,8 @@ void OnFault(int sig, siginfo_t* info, void* uctx) {
     }
     char what[256];
     if (state == kFreed) {
-      std::snprintf(what, sizeof(what), "inside allocation #%llu after it was freed (use after free)",
+      std::snprintf(what, sizeof(what),
+                    "inside allocation #%llu after it was freed (use after free)",
                     static_cast<unsigned long long>(r.id));
     } else if (addr >= r.data + r.size) {
       std::snprintf(what, sizeof(what), "%llu bytes past the end of allocation #%llu",
@@ -71,8 +72,8 @@ void OnFault(int sig, siginfo_t* info, void* uctx) {
     char message[768];
     const int len = std::snprintf(
         message, sizeof(message),
-        "tessera checked mode: %s accessed address %p, %s (%llu bytes at %p): guard page hit\n", who,
-        info->si_addr, what, static_cast<unsigned long long>(r.size),
+        "tessera checked mode: %s accessed address %p, %s (%llu bytes at %p): guard page hit\n",
+        who, info->si_addr, what, static_cast<unsigned long long>(r.size),
         reinterpret_cast<void*>(r.data));
     if (len > 0) {
       ssize_t ignored = write(STDERR_FILENO, message, static_cast<size_t>(len));

@@ -10,8 +10,8 @@ namespace tessera::device::detail {
 // What the handler knows about one checked allocation. Kept in a fixed lock-free table because
 // a signal handler can take no locks.
 struct GuardRecord {
-  uintptr_t data = 0;         // first byte handed to the user
-  size_t size = 0;            // bytes requested
+  uintptr_t data = 0;          // first byte handed to the user
+  size_t size = 0;             // bytes requested
   uintptr_t region_begin = 0;  // whole mapping, including header page(s) and guard page
   uintptr_t region_end = 0;
   uint64_t id = 0;
@@ -20,8 +20,8 @@ struct GuardRecord {
 void InstallFaultHandler();
 // Returns a slot index, or -1 when the table is full (the fault is then reported without names).
 int RegisterGuard(const GuardRecord& record);
-void MarkGuardFreed(int slot);    // the region is now quarantined
-void UnregisterGuard(int slot);   // the region was unmapped
+void MarkGuardFreed(int slot);   // the region is now quarantined
+void UnregisterGuard(int slot);  // the region was unmapped
 // Gives the calling thread a signal stack, so a fiber stack overflow can still be reported.
 void InstallAlternateSignalStack();
 

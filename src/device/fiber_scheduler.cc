@@ -223,15 +223,20 @@ FiberScheduler& FiberScheduler::ForThisThread() {
   return *tls_scheduler;
 }
 
-void FiberScheduler::SetForThisThread(FiberScheduler* scheduler) { tls_scheduler = scheduler; }
+void FiberScheduler::SetForThisThread(FiberScheduler* scheduler) {
+  tls_scheduler = scheduler;
+}
 
-bool InFiber() { return tls_slot != nullptr; }
+bool InFiber() {
+  return tls_slot != nullptr;
+}
 
 void SuspendCurrentFiber(const WaitCondition& cond) {
   if (cond.Ready()) return;
   FiberSlot* slot = tls_slot;
   if (slot == nullptr) {
-    while (!cond.Ready()) CpuRelax();
+    while (!cond.Ready())
+      CpuRelax();
     return;
   }
   // The block context is thread-local and other fibers replace it while this one sleeps.

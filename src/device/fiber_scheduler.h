@@ -1,6 +1,6 @@
 // Runs kernel blocks as Boost.Context fibers on one thread. A block that must wait (SyncAll, a
-// cross-core flag) suspends its fiber; the thread then runs other blocks and resumes the waiter when
-// its condition holds. Fibers never move between threads, so thread-local state stays valid.
+// cross-core flag) suspends its fiber; the thread then runs other blocks and resumes the waiter
+// when its condition holds. Fibers never move between threads, so thread-local state stays valid.
 #pragma once
 
 #include <atomic>

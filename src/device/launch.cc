@@ -34,7 +34,8 @@ std::string Demangle(const char* name) {
 std::string KernelName(const LaunchRequest& req) {
   if (req.config.name && req.config.name[0]) return req.config.name;
   Dl_info info{};
-  if (dladdr(req.kernel_address, &info) != 0 && info.dli_sname && info.dli_saddr == req.kernel_address) {
+  if (dladdr(req.kernel_address, &info) != 0 && info.dli_sname &&
+      info.dli_saddr == req.kernel_address) {
     std::string name = Demangle(info.dli_sname);
     const size_t paren = name.find('(');
     return paren == std::string::npos ? name : name.substr(0, paren);
@@ -63,8 +64,10 @@ std::string BlockLabel(const BlockContext& ctx) {
 
 struct LaunchJob::FlagTable {
   explicit FlagTable(uint32_t groups)
-      : all(kFlagCount), group_vector(size_t{groups} * kFlagCount),
-        to_aiv(size_t{groups} * kFlagCount), to_aic(size_t{groups} * kFlagCount) {}
+      : all(kFlagCount),
+        group_vector(size_t{groups} * kFlagCount),
+        to_aiv(size_t{groups} * kFlagCount),
+        to_aic(size_t{groups} * kFlagCount) {}
   std::vector<std::atomic<uint64_t>> all;
   std::vector<std::atomic<uint64_t>> group_vector;
   std::vector<std::atomic<uint64_t>> to_aiv;
@@ -92,8 +95,8 @@ LaunchJob::~LaunchJob() {
 
 bool LaunchJob::Start(StreamImpl*, bool on_caller_thread, bool skip, Status* status) {
   if (skip) return true;  // the stream's sticky error already reports why
-  if (on_caller_thread && total() == 1 && request_.config.allow_inline && InlineLaunchEnabled() && !InFiber() &&
-      !WorkerPool::OnWorkerThread()) {
+  if (on_caller_thread && total() == 1 && request_.config.allow_inline && InlineLaunchEnabled() &&
+      !InFiber() && !WorkerPool::OnWorkerThread()) {
     // A one-block launch on an idle stream runs here: handing it to a worker and waiting costs
     // more than the fiber switch.
     inline_ = true;
@@ -251,8 +254,9 @@ void CheckFlagArgs(const BlockContext& ctx, const char* api, CrossCoreMode mode,
                                    std::to_string(kFlagCount - 1))};
   }
   if (m < 0 || m > 2) {
-    throw BlockFailure{KernelError(std::string(api) + ": mode " + std::to_string(m) +
-                                   " is not one of 0 (all cores), 1 (group vector), 2 (cube-vector)")};
+    throw BlockFailure{
+        KernelError(std::string(api) + ": mode " + std::to_string(m) +
+                    " is not one of 0 (all cores), 1 (group vector), 2 (cube-vector)")};
   }
   if (mode != CrossCoreMode::kAllCores && ctx.kernel_type != KernelType::kMix) {
     throw BlockFailure{KernelError(std::string(api) + "(mode " + std::to_string(m) +
@@ -260,7 +264,8 @@ void CheckFlagArgs(const BlockContext& ctx, const char* api, CrossCoreMode mode,
                                    KernelTypeName(ctx.kernel_type))};
   }
   if (mode == CrossCoreMode::kGroupVector && ctx.core_type != CoreType::kAiv) {
-    throw BlockFailure{KernelError(std::string(api) + "(mode 1) is for vector cores; called on AIC")};
+    throw BlockFailure{
+        KernelError(std::string(api) + "(mode 1) is for vector cores; called on AIC")};
   }
 }
 
@@ -271,12 +276,18 @@ void LaunchJob::SetFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id)
   FlagTable& t = Flags();
   const size_t slot = size_t{ctx.group} * kFlagCount + flag_id;
   switch (mode) {
-    case CrossCoreMode::kAllCores: t.all[flag_id].fetch_add(1, std::memory_order_acq_rel); break;
-    case CrossCoreMode::kGroupVector: t.group_vector[slot].fetch_add(1, std::memory_order_acq_rel); break;
-    case CrossCoreMode::kGroupCubeVector:
-      (ctx.core_type == CoreType::kAic ? t.to_aiv : t.to_aic)[slot].fetch_add(1, std::memory_order_acq_rel);
+    case CrossCoreMode::kAllCores:
+      t.all[flag_id].fetch_add(1, std::memory_order_acq_rel);
       break;
-    default: break;
+    case CrossCoreMode::kGroupVector:
+      t.group_vector[slot].fetch_add(1, std::memory_order_acq_rel);
+      break;
+    case CrossCoreMode::kGroupCubeVector:
+      (ctx.core_type == CoreType::kAic ? t.to_aiv : t.to_aic)[slot].fetch_add(
+          1, std::memory_order_acq_rel);
+      break;
+    default:
+      break;
   }
   progress_.fetch_add(1, std::memory_order_acq_rel);
 }
@@ -291,7 +302,8 @@ void LaunchJob::WaitFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id
       Wait(ctx, t.all[flag_id], round * total(), "CrossCoreWaitFlag(mode 0)", flag_id);
       break;
     case CrossCoreMode::kGroupVector:
-      Wait(ctx, t.group_vector[slot], round * arch_.task_ration, "CrossCoreWaitFlag(mode 1)", flag_id);
+      Wait(ctx, t.group_vector[slot], round * arch_.task_ration, "CrossCoreWaitFlag(mode 1)",
+           flag_id);
       break;
     case CrossCoreMode::kGroupCubeVector:
       if (ctx.core_type == CoreType::kAic) {
@@ -300,7 +312,8 @@ void LaunchJob::WaitFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id
         Wait(ctx, t.to_aiv[slot], round, "CrossCoreWaitFlag(mode 2)", flag_id);
       }
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -337,7 +350,8 @@ void LaunchJob::OnStall() {
   {
     std::lock_guard<std::mutex> lock(error_mu_);
     if (error_.ok()) {
-      error_ = KernelError("kernel '" + name_ + "' deadlocked: every unfinished block waits and no block can wake it: " +
+      error_ = KernelError("kernel '" + name_ +
+                           "' deadlocked: every unfinished block waits and no block can wake it: " +
                            detail + (listed > 8 ? "; ..." : ""));
     }
   }
@@ -357,10 +371,12 @@ Status EnqueueLaunch(LaunchRequest&& req, const Stream& stream) {
   };
   const uint32_t dim = req.config.block_dim;
   if (dim == 0 || dim > kMaxBlockDim) {
-    return fail("blockDim is " + std::to_string(dim) + "; expected 1.." + std::to_string(kMaxBlockDim));
+    return fail("blockDim is " + std::to_string(dim) + "; expected 1.." +
+                std::to_string(kMaxBlockDim));
   }
   const int type = static_cast<int>(req.config.type);
-  if (type < 0 || type > 2) return fail("kernel type " + std::to_string(type) + " is not AIV, AIC or MIX");
+  if (type < 0 || type > 2)
+    return fail("kernel type " + std::to_string(type) + " is not AIV, AIC or MIX");
   if (stream.impl() == nullptr) return fail("stream is null");
   const bool checked = CheckedMode();
   if (checked) {
@@ -376,9 +392,10 @@ Status EnqueueLaunch(LaunchRequest&& req, const Stream& stream) {
   }
   Status sticky = stream.GetError();
   if (!sticky.ok()) {
-    return Status(sticky.code(), "Launch of kernel '" + name +
-                                     "' refused: the stream has a sticky error (call ResetError): " +
-                                     std::string(sticky.message()));
+    return Status(sticky.code(),
+                  "Launch of kernel '" + name +
+                      "' refused: the stream has a sticky error (call ResetError): " +
+                      std::string(sticky.message()));
   }
   guard.r = nullptr;
   auto job = std::make_unique<LaunchJob>(std::move(req), name, ActiveArch(), checked,
@@ -387,7 +404,9 @@ Status EnqueueLaunch(LaunchRequest&& req, const Stream& stream) {
   return OkStatus();
 }
 
-bool CheckedModeForLaunch() { return CheckedMode(); }
+bool CheckedModeForLaunch() {
+  return CheckedMode();
+}
 
 }  // namespace detail
 }  // namespace tessera::device

@@ -67,7 +67,9 @@ size_t PageSize() {
   return page;
 }
 
-size_t RoundUp(size_t value, size_t to) { return (value + to - 1) / to * to; }
+size_t RoundUp(size_t value, size_t to) {
+  return (value + to - 1) / to * to;
+}
 
 // Size classes: 1/8 steps between powers of two, so at most 12.5% of a block is wasted.
 size_t SizeClass(size_t bytes) {
@@ -122,7 +124,8 @@ class MemoryManager {
     Status integrity = CheckIntegrityLocked(reinterpret_cast<uintptr_t>(ptr), a);
     mprotect(a.region, a.region_bytes, PROT_NONE);
     MarkGuardFreed(a.guard_slot);
-    quarantine_.push_back({a.region, a.region_bytes, a.guard_slot, reinterpret_cast<uintptr_t>(ptr), a.id});
+    quarantine_.push_back(
+        {a.region, a.region_bytes, a.guard_slot, reinterpret_cast<uintptr_t>(ptr), a.id});
     quarantine_bytes_ += a.region_bytes;
     while (quarantine_bytes_ > kQuarantineLimit && !quarantine_.empty()) {
       Quarantined& q = quarantine_.front();
@@ -131,7 +134,8 @@ class MemoryManager {
       quarantine_bytes_ -= q.region_bytes;
       quarantine_.pop_front();
     }
-    if (!integrity.ok()) return Status(integrity.code(), "Free: " + std::string(integrity.message()));
+    if (!integrity.ok())
+      return Status(integrity.code(), "Free: " + std::string(integrity.message()));
     return OkStatus();
   }
 
@@ -163,7 +167,8 @@ class MemoryManager {
   void TrimCache() {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [capacity, list] : cache_) {
-      for (void* p : list) FreeFastBlock(p, capacity);
+      for (void* p : list)
+        FreeFastBlock(p, capacity);
     }
     cache_.clear();
     cached_ = 0;
@@ -221,8 +226,8 @@ class MemoryManager {
     } else if (capacity >= kMmapThreshold) {
       void* m = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (m == MAP_FAILED) {
-        return OutOfMemory("Malloc of " + std::to_string(bytes) + " bytes failed: " +
-                           std::strerror(errno));
+        return OutOfMemory("Malloc of " + std::to_string(bytes) +
+                           " bytes failed: " + std::strerror(errno));
       }
       madvise(m, capacity, MADV_HUGEPAGE);
       p = m;
@@ -244,17 +249,19 @@ class MemoryManager {
     const size_t page = PageSize();
     const size_t data_bytes = RoundUp(bytes, kCheckedAlign);
     const size_t region_bytes = RoundUp(sizeof(AllocHeader) + data_bytes, page) + page;
-    void* m = mmap(nullptr, region_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* m =
+        mmap(nullptr, region_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
-      return OutOfMemory("Malloc of " + std::to_string(bytes) + " bytes (checked) failed: " +
-                         std::strerror(errno));
+      return OutOfMemory("Malloc of " + std::to_string(bytes) +
+                         " bytes (checked) failed: " + std::strerror(errno));
     }
     auto* region = static_cast<std::byte*>(m);
     std::byte* guard = region + region_bytes - page;
     mprotect(guard, page, PROT_NONE);
     std::byte* data = guard - data_bytes;
     auto* header = reinterpret_cast<AllocHeader*>(data - sizeof(AllocHeader));
-    std::memset(region, kCanary, static_cast<size_t>(reinterpret_cast<std::byte*>(header) - region));
+    std::memset(region, kCanary,
+                static_cast<size_t>(reinterpret_cast<std::byte*>(header) - region));
     std::memset(data, kPoison, bytes);
     std::memset(data + bytes, kCanary, data_bytes - bytes);
 
@@ -267,9 +274,9 @@ class MemoryManager {
     a.region = region;
     a.region_bytes = region_bytes;
     *header = AllocHeader{kMagic, bytes, a.id};
-    a.guard_slot = RegisterGuard(GuardRecord{reinterpret_cast<uintptr_t>(data), bytes,
-                                             reinterpret_cast<uintptr_t>(region),
-                                             reinterpret_cast<uintptr_t>(region + region_bytes), a.id});
+    a.guard_slot = RegisterGuard(
+        GuardRecord{reinterpret_cast<uintptr_t>(data), bytes, reinterpret_cast<uintptr_t>(region),
+                    reinterpret_cast<uintptr_t>(region + region_bytes), a.id});
     Track(data, a);
     return static_cast<void*>(data);
   }
@@ -283,8 +290,8 @@ class MemoryManager {
   Status CheckIntegrityLocked(uintptr_t base, const Allocation& a) {
     const auto* data = reinterpret_cast<const unsigned char*>(base);
     const auto* header = reinterpret_cast<const AllocHeader*>(data - sizeof(AllocHeader));
-    const std::string name = "allocation #" + std::to_string(a.id) + " (" +
-                             std::to_string(a.size) + " bytes at " + Hex(data) + ")";
+    const std::string name = "allocation #" + std::to_string(a.id) + " (" + std::to_string(a.size) +
+                             " bytes at " + Hex(data) + ")";
     if (header->magic != kMagic || header->size != a.size || header->id != a.id) {
       return KernelError("the header before " + name +
                          " was overwritten (a write before its start)");
@@ -368,7 +375,8 @@ class MemJob final : public Job, public StreamOp {
   // Synchronous use (no stream): runs and waits.
   void RunAndWait() {
     if (total() == 1 || CurrentBlockContext() != nullptr || WorkerPool::OnWorkerThread()) {
-      for (uint32_t i = 0; i < total(); ++i) RunBlock(i);
+      for (uint32_t i = 0; i < total(); ++i)
+        RunBlock(i);
       return;
     }
     WorkerPool::Instance().Submit(this);
@@ -412,7 +420,8 @@ Status CheckDeviceRange(const char* api, const char* role, const void* p, size_t
 Status ValidateCopy(const char* api, void* dst, size_t dst_max, const void* src, size_t count,
                     MemcpyKind kind) {
   const int k = static_cast<int>(kind);
-  if (k < 0 || k > 4) return InvalidArgument(std::string(api) + ": kind " + std::to_string(k) + " is invalid");
+  if (k < 0 || k > 4)
+    return InvalidArgument(std::string(api) + ": kind " + std::to_string(k) + " is invalid");
   if (count > dst_max) {
     return InvalidArgument(std::string(api) + ": count " + std::to_string(count) +
                            " exceeds dst_max " + std::to_string(dst_max));
@@ -449,11 +458,15 @@ Status ValidateSet(const char* api, void* dst, size_t dst_max, size_t count) {
 
 }  // namespace
 
-Status CheckAllocationIntegrity(const void* ptr) { return MemoryManager::Get().CheckIntegrity(ptr); }
+Status CheckAllocationIntegrity(const void* ptr) {
+  return MemoryManager::Get().CheckIntegrity(ptr);
+}
 
 }  // namespace detail
 
-Result<void*> Malloc(size_t bytes) { return detail::MemoryManager::Get().Allocate(bytes, CheckedMode()); }
+Result<void*> Malloc(size_t bytes) {
+  return detail::MemoryManager::Get().Allocate(bytes, CheckedMode());
+}
 
 Status Free(void* ptr) {
   if (detail::CurrentBlockContext() != nullptr) {
@@ -478,7 +491,8 @@ Status MemcpyAsync(void* dst, size_t dst_max, const void* src, size_t count, Mem
                    const Stream& stream) {
   TESSERA_RETURN_IF_ERROR(detail::ValidateCopy("MemcpyAsync", dst, dst_max, src, count, kind));
   if (count == 0) return OkStatus();
-  stream.impl()->Enqueue(std::make_unique<detail::MemJob>(dst, src, 0, count, stream.shared_impl()));
+  stream.impl()->Enqueue(
+      std::make_unique<detail::MemJob>(dst, src, 0, count, stream.shared_impl()));
   return OkStatus();
 }
 
@@ -504,7 +518,11 @@ bool IsDeviceAddress(const void* ptr) {
   return ptr != nullptr && detail::MemoryManager::Get().Find(ptr, &base, &a);
 }
 
-MemoryStats GetMemoryStats() { return detail::MemoryManager::Get().Stats(); }
-void TrimMemoryPool() { detail::MemoryManager::Get().TrimCache(); }
+MemoryStats GetMemoryStats() {
+  return detail::MemoryManager::Get().Stats();
+}
+void TrimMemoryPool() {
+  detail::MemoryManager::Get().TrimCache();
+}
 
 }  // namespace tessera::device

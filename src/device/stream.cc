@@ -141,7 +141,9 @@ StreamOp* StreamImpl::CompleteHead(const Status& status) {
   return next;
 }
 
-void StreamImpl::OpDone(const Status& status) { Drain(CompleteHead(status), false); }
+void StreamImpl::OpDone(const Status& status) {
+  Drain(CompleteHead(status), false);
+}
 
 Status StreamImpl::Synchronize() {
   if (CurrentBlockContext() != nullptr) return InsideKernelError("Stream::Synchronize");
@@ -187,11 +189,13 @@ void EventImpl::Complete(uint64_t gen) {
     const uint64_t done = completed_.load(std::memory_order_relaxed);
     auto keep = std::partition(waiters_.begin(), waiters_.end(),
                                [done](const Waiter& w) { return w.target > done; });
-    for (auto it = keep; it != waiters_.end(); ++it) ready.push_back(std::move(*it));
+    for (auto it = keep; it != waiters_.end(); ++it)
+      ready.push_back(std::move(*it));
     waiters_.erase(keep, waiters_.end());
   }
   NotifyCounter(completed_, sync_waiters_);
-  for (Waiter& w : ready) w.stream->OpDone(OkStatus());
+  for (Waiter& w : ready)
+    w.stream->OpDone(OkStatus());
 }
 
 bool EventImpl::ReadyOrWait(uint64_t target, std::shared_ptr<StreamImpl> stream) {
@@ -256,13 +260,25 @@ Result<Stream> Stream::Create() {
   return Stream(std::move(impl));
 }
 
-Status Stream::Synchronize() const { return impl_->Synchronize(); }
-Status Stream::Query() const { return impl_->Query(); }
-Status Stream::GetError() const { return impl_->GetError(); }
-void Stream::ResetError() const { impl_->ResetError(); }
-bool Stream::IsDefault() const { return impl_->is_default(); }
+Status Stream::Synchronize() const {
+  return impl_->Synchronize();
+}
+Status Stream::Query() const {
+  return impl_->Query();
+}
+Status Stream::GetError() const {
+  return impl_->GetError();
+}
+void Stream::ResetError() const {
+  impl_->ResetError();
+}
+bool Stream::IsDefault() const {
+  return impl_->is_default();
+}
 
-Result<Event> Event::Create() { return Event(std::make_shared<detail::EventImpl>()); }
+Result<Event> Event::Create() {
+  return Event(std::make_shared<detail::EventImpl>());
+}
 
 Status Event::Record(const Stream& stream) const {
   const uint64_t gen = impl_->NextRecord();
@@ -270,8 +286,12 @@ Status Event::Record(const Stream& stream) const {
   return OkStatus();
 }
 
-Status Event::Synchronize() const { return impl_->Synchronize(); }
-Status Event::Query() const { return impl_->Query(); }
+Status Event::Synchronize() const {
+  return impl_->Synchronize();
+}
+Status Event::Query() const {
+  return impl_->Query();
+}
 
 Result<float> Event::ElapsedMs(const Event& start, const Event& end) {
   TESSERA_ASSIGN_OR_RETURN(int64_t t0, start.impl_->TimestampNs());

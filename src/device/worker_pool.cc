@@ -63,7 +63,9 @@ void CpuRelax() {
 #endif
 }
 
-bool WorkerPool::OnWorkerThread() { return tls_is_worker; }
+bool WorkerPool::OnWorkerThread() {
+  return tls_is_worker;
+}
 
 WorkerPool& WorkerPool::Instance() {
   static WorkerPool* pool = new WorkerPool();  // immortal: workers outlive static destructors
@@ -76,7 +78,8 @@ WorkerPool::WorkerPool() {
   if (const char* env = std::getenv("TESSERA_PIN")) pin_ = std::atoi(env) != 0;
   const uint32_t n = WorkerCountFromEnv();
   threads_.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) threads_.emplace_back([this, i] { WorkerMain(i); });
+  for (uint32_t i = 0; i < n; ++i)
+    threads_.emplace_back([this, i] { WorkerMain(i); });
 }
 
 void WorkerPool::Submit(Job* job) {

@@ -30,7 +30,10 @@ uint16_t RefToHalf(float f) {
   uint16_t lo = 0, hi = 0x7BFF;  // largest finite
   while (lo < hi) {              // largest pattern whose value <= a
     const uint16_t mid = static_cast<uint16_t>((lo + hi + 1) / 2);
-    if (HalfValue(mid) <= a) lo = mid; else hi = static_cast<uint16_t>(mid - 1);
+    if (HalfValue(mid) <= a)
+      lo = mid;
+    else
+      hi = static_cast<uint16_t>(mid - 1);
   }
   const double below = HalfValue(lo);
   if (below == a) return sign | lo;
@@ -77,7 +80,8 @@ TEST(HalfTest, MatchesReferenceOnRandomFloats) {
       if (std::isnan(f)) continue;
     } else {
       f = std::ldexp(1.0f + static_cast<float>(any(rng) % 1000000) / 1e6f,
-                     static_cast<int>(exponent(rng))) * ((i % 4) ? 1.0f : -1.0f);
+                     static_cast<int>(exponent(rng))) *
+          ((i % 4) ? 1.0f : -1.0f);
     }
     ASSERT_EQ(FloatToHalfBits(f), RefToHalf(f)) << std::hexfloat << f;
   }
@@ -86,7 +90,8 @@ TEST(HalfTest, MatchesReferenceOnRandomFloats) {
 TEST(HalfTest, MidpointsTieToEven) {
   // Each midpoint between adjacent finite halves, and the floats just around it.
   for (uint32_t b = 0; b < 0x7BFF; ++b) {
-    const double mid = (HalfValue(static_cast<uint16_t>(b)) + HalfValue(static_cast<uint16_t>(b + 1))) / 2;
+    const double mid =
+        (HalfValue(static_cast<uint16_t>(b)) + HalfValue(static_cast<uint16_t>(b + 1))) / 2;
     const float m = static_cast<float>(mid);
     ASSERT_EQ(static_cast<double>(m), mid);  // midpoints are exact in float
     const uint16_t even = (b & 1) ? static_cast<uint16_t>(b + 1) : static_cast<uint16_t>(b);
@@ -105,11 +110,11 @@ TEST(HalfTest, SpecialValues) {
   EXPECT_EQ(FloatToHalfBits(65520.0f), 0x7C00);
   EXPECT_EQ(FloatToHalfBits(1e10f), 0x7C00);
   EXPECT_EQ(FloatToHalfBits(-0.0f), 0x8000);
-  EXPECT_EQ(FloatToHalfBits(std::ldexp(1.0f, -24)), 0x0001);   // smallest subnormal
-  EXPECT_EQ(FloatToHalfBits(std::ldexp(1.0f, -25)), 0x0000);   // tie -> even (zero)
+  EXPECT_EQ(FloatToHalfBits(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
+  EXPECT_EQ(FloatToHalfBits(std::ldexp(1.0f, -25)), 0x0000);  // tie -> even (zero)
   EXPECT_EQ(FloatToHalfBits(std::ldexp(1.5f, -25)), 0x0001);
-  EXPECT_EQ(FloatToHalfBits(std::ldexp(3.0f, -25)), 0x0002);   // tie between 1 and 2 -> 2
-  EXPECT_EQ(FloatToHalfBits(std::ldexp(1.0f, -14)), 0x0400);   // smallest normal
+  EXPECT_EQ(FloatToHalfBits(std::ldexp(3.0f, -25)), 0x0002);  // tie between 1 and 2 -> 2
+  EXPECT_EQ(FloatToHalfBits(std::ldexp(1.0f, -14)), 0x0400);  // smallest normal
   EXPECT_EQ(FloatToHalfBits(1e-30f), 0x0000);
   const uint16_t nan = FloatToHalfBits(std::numeric_limits<float>::quiet_NaN());
   EXPECT_EQ(nan & 0x7C00, 0x7C00);
@@ -145,8 +150,9 @@ TEST(Bfloat16Test, MatchesReferenceOnRandomFloats) {
     const uint16_t away = static_cast<uint16_t>(toward + 1);
     const long double a = std::fabs(static_cast<long double>(f));
     const long double lo = std::fabs(static_cast<long double>(Bfloat16BitsToFloat(toward)));
-    const long double hi = (away & 0x7FFF) == 0x7F80 ? std::ldexp(1.0L, 128)
-                                                      : std::fabs(static_cast<long double>(Bfloat16BitsToFloat(away)));
+    const long double hi = (away & 0x7FFF) == 0x7F80
+                               ? std::ldexp(1.0L, 128)
+                               : std::fabs(static_cast<long double>(Bfloat16BitsToFloat(away)));
     uint16_t want;
     if ((u & 0xFFFF) == 0) {
       want = toward;

@@ -48,8 +48,8 @@ TEST(ArchSpecTest, UnknownProfileListsKnownOnes) {
 }
 
 TEST(ArchSpecTest, SocIsAKnownIsaLevel) {
-  const std::set<std::string> known = {"x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4", "armv8-a",
-                                       "generic"};
+  const std::set<std::string> known = {"x86-64",    "x86-64-v2", "x86-64-v3",
+                                       "x86-64-v4", "armv8-a",   "generic"};
   EXPECT_TRUE(known.count(DetectSoc())) << DetectSoc();
 }
 
@@ -65,7 +65,8 @@ TEST(ArchSpecTest, SetProfileSwitchesAndRefusesWhileBusy) {
   auto stream = Stream::Create();
   ASSERT_TRUE(stream.ok());
   g_release = false;
-  ASSERT_TRUE(Launch(LaunchConfig{2, KernelType::kAiv, "wait_for_host"}, WaitForHost, *stream).ok());
+  ASSERT_TRUE(
+      Launch(LaunchConfig{2, KernelType::kAiv, "wait_for_host"}, WaitForHost, *stream).ok());
   Status busy = SetProfile("native");
   EXPECT_EQ(busy.code(), StatusCode::kFailedPrecondition);
   EXPECT_TRUE(Contains(busy, "in flight"));

@@ -22,7 +22,8 @@ TEST(CheckedModeTest, NonDevicePointerArgumentIsRejected) {
   testing::CheckedScope checked(true);
   auto* dev = testing::DeviceAlloc<float>(16);
   std::vector<float> host(16, 1.0f);
-  Status st = Launch(LaunchConfig{2, KernelType::kAiv, "scale"}, Scale, Stream(), dev, host.data(), 16);
+  Status st =
+      Launch(LaunchConfig{2, KernelType::kAiv, "scale"}, Scale, Stream(), dev, host.data(), 16);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_TRUE(Contains(st, "kernel 'scale': argument 1 (pointer")) << st.ToString();
   EXPECT_TRUE(Contains(st, "is not a live device allocation"));
@@ -33,7 +34,8 @@ TEST(CheckedModeTest, NonDevicePointerArgumentIsRejected) {
   EXPECT_TRUE(Stream().Synchronize().ok());
   ASSERT_TRUE(Free(dev).ok());
   // A freed allocation is not live any more.
-  Status after_free = Launch(LaunchConfig{1, KernelType::kAiv, "scale"}, Scale, Stream(), dev, dev, 0);
+  Status after_free =
+      Launch(LaunchConfig{1, KernelType::kAiv, "scale"}, Scale, Stream(), dev, dev, 0);
   EXPECT_TRUE(Contains(after_free, "argument 0")) << after_free.ToString();
 }
 
@@ -55,14 +57,17 @@ TEST(CheckedModeDeathTest, GuardPageOverrunNamesAllocationAndBlock) {
       {
         SetCheckedMode(true);
         auto* p = static_cast<float*>(*Malloc(1024 * sizeof(float)));  // ends exactly at the guard
-        (void)Launch(LaunchConfig{4, KernelType::kAiv, "overrun"}, WritePastEnd, Stream(), p, 1024, 0);
+        (void)Launch(LaunchConfig{4, KernelType::kAiv, "overrun"}, WritePastEnd, Stream(), p, 1024,
+                     0);
         (void)Stream().Synchronize();
       },
       "kernel 'overrun' block 1 \\(AIV\\) accessed address 0x[0-9a-f]+, 0 bytes past the end of "
       "allocation #[0-9]+ \\(4096 bytes");
 }
 
-void ReadAfterFree(float* p, float* out) { *out = p[3]; }
+void ReadAfterFree(float* p, float* out) {
+  *out = p[3];
+}
 
 TEST(CheckedModeDeathTest, UseAfterFreeFaults) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
@@ -83,7 +88,8 @@ TEST(CheckedModeTest, SmallOverrunInsideAlignmentSlackIsCaughtByCanary) {
   testing::CheckedScope checked(true);
   auto* p = testing::DeviceAlloc<float>(5);  // 20 bytes; 12 bytes of slack before the guard page
   auto s = Stream::Create();
-  ASSERT_TRUE(Launch(LaunchConfig{2, KernelType::kAiv, "slack_writer"}, WritePastEnd, *s, p, 5, 1).ok());
+  ASSERT_TRUE(
+      Launch(LaunchConfig{2, KernelType::kAiv, "slack_writer"}, WritePastEnd, *s, p, 5, 1).ok());
   Status err = s->Synchronize();
   EXPECT_EQ(err.code(), StatusCode::kKernelError);
   EXPECT_TRUE(Contains(err, "kernel 'slack_writer' argument 0: bytes past the end of allocation #"))
@@ -109,7 +115,8 @@ TEST(CheckedModeTest, CopiesMustStayInsideTheAllocation) {
   auto* p = testing::DeviceAlloc<unsigned char>(100);
   std::vector<unsigned char> host(200, 1);
   Status st = Memcpy(p + 50, 150, host.data(), 60, MemcpyKind::kHostToDevice);
-  EXPECT_TRUE(Contains(st, "destination range of 60 bytes at offset 50 exceeds allocation #")) << st.ToString();
+  EXPECT_TRUE(Contains(st, "destination range of 60 bytes at offset 50 exceeds allocation #"))
+      << st.ToString();
   st = Memcpy(host.data(), 200, host.data() + 100, 10, MemcpyKind::kDeviceToHost);
   EXPECT_TRUE(Contains(st, "source 0x")) << st.ToString();
   EXPECT_TRUE(Contains(Memset(p + 90, 20, 0, 20), "exceeds allocation"));

@@ -56,7 +56,8 @@ TEST(LaunchTest, EveryBlockRunsOnceWithItsIndex) {
 TEST(LaunchTest, CubeLaunchGetsCubeBuffers) {
   testing::ProfileScope scope("ascend910b");
   Seen seen;
-  ASSERT_TRUE(Launch(LaunchConfig{5, KernelType::kAic, "cube"}, RecordContext, Stream(), &seen).ok());
+  ASSERT_TRUE(
+      Launch(LaunchConfig{5, KernelType::kAic, "cube"}, RecordContext, Stream(), &seen).ok());
   ASSERT_TRUE(Stream().Synchronize().ok());
   ASSERT_EQ(seen.blocks.size(), 5u);
   for (const auto& b : seen.blocks) {
@@ -73,7 +74,8 @@ TEST(LaunchTest, MixLaunchFormsGroupsOfOneCubeAndTwoVectorCores) {
   testing::ProfileScope scope("ascend910b");
   Seen seen;
   const uint32_t groups = 24;
-  ASSERT_TRUE(Launch(LaunchConfig{groups, KernelType::kMix, "mix"}, RecordContext, Stream(), &seen).ok());
+  ASSERT_TRUE(
+      Launch(LaunchConfig{groups, KernelType::kMix, "mix"}, RecordContext, Stream(), &seen).ok());
   ASSERT_TRUE(Stream().Synchronize().ok());
   ASSERT_EQ(seen.blocks.size(), groups * 3);
   std::set<uint32_t> aic, aiv;
@@ -120,10 +122,11 @@ TEST(LaunchTest, ArgumentsAreCopiedAtLaunch) {
   std::vector<int> vec = {1, 2, 3};
   int a = 10;
   ASSERT_TRUE(Launch(CaptureValues, 6, *s, out.data(), a, 2.5, vec).ok());
-  a = 1000;            // changing the caller's variables after the launch has no effect
+  a = 1000;  // changing the caller's variables after the launch has no effect
   vec.push_back(4);
   ASSERT_TRUE(s->Synchronize().ok());
-  for (int v : out) EXPECT_EQ(v, 15);
+  for (int v : out)
+    EXPECT_EQ(v, 15);
 }
 
 void NamedFromSymbol(std::atomic<int>* c) {

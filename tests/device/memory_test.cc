@@ -16,7 +16,8 @@ using testing::Contains;
 std::vector<unsigned char> RandomBytes(size_t n, unsigned seed) {
   std::vector<unsigned char> v(n);
   std::mt19937 rng(seed);
-  for (auto& b : v) b = static_cast<unsigned char>(rng());
+  for (auto& b : v)
+    b = static_cast<unsigned char>(rng());
   return v;
 }
 
@@ -26,8 +27,8 @@ class MemoryTest : public ::testing::TestWithParam<bool> {
 };
 
 TEST_P(MemoryTest, RoundTripsAwkwardSizes) {
-  for (size_t n : {size_t{1}, size_t{7}, size_t{31}, size_t{4097}, size_t{1000003},
-                   size_t{9} << 20}) {
+  for (size_t n :
+       {size_t{1}, size_t{7}, size_t{31}, size_t{4097}, size_t{1000003}, size_t{9} << 20}) {
     const auto host = RandomBytes(n, static_cast<unsigned>(n));
     auto* dev = testing::DeviceAlloc<unsigned char>(n);
     ASSERT_NE(dev, nullptr);
@@ -89,7 +90,8 @@ TEST_P(MemoryTest, AsyncCopiesRunInStreamOrder) {
   ASSERT_TRUE(MemcpyAsync(d2, n, d1, n, MemcpyKind::kDeviceToDevice, *stream).ok());
   ASSERT_TRUE(MemcpyAsync(out.data(), n, d2, n, MemcpyKind::kDeviceToHost, *stream).ok());
   ASSERT_TRUE(stream->Synchronize().ok());
-  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], i < 100 ? 7 : a[i]) << i;
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], i < 100 ? 7 : a[i]) << i;
   ASSERT_TRUE(Free(d1).ok());
   ASSERT_TRUE(Free(d2).ok());
 }

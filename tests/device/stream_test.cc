@@ -16,7 +16,9 @@ namespace {
 
 using testing::Contains;
 
-void AppendIndex(std::vector<int>* out, int value) { out->push_back(value); }
+void AppendIndex(std::vector<int>* out, int value) {
+  out->push_back(value);
+}
 
 TEST(StreamTest, WorkRunsInEnqueueOrder) {
   auto stream = Stream::Create();
@@ -28,7 +30,8 @@ TEST(StreamTest, WorkRunsInEnqueueOrder) {
   }
   ASSERT_TRUE(stream->Synchronize().ok());
   ASSERT_EQ(order.size(), 200u);
-  for (int i = 0; i < 200; ++i) EXPECT_EQ(order[i], i);
+  for (int i = 0; i < 200; ++i)
+    EXPECT_EQ(order[i], i);
   EXPECT_TRUE(stream->Query().ok());
 }
 
@@ -37,7 +40,9 @@ void SlowWrite(std::atomic<int>* target, int value, int sleep_ms) {
   target->store(value);
 }
 
-void ReadInto(std::atomic<int>* source, int* seen) { *seen = source->load(); }
+void ReadInto(std::atomic<int>* source, int* seen) {
+  *seen = source->load();
+}
 
 TEST(StreamTest, EventOrdersWorkAcrossStreams) {
   auto a = Stream::Create();
@@ -92,14 +97,17 @@ void ThrowingKernel() {
   if (GetBlockIdx() == 1) throw std::runtime_error("boom");
 }
 
-void Increment(std::atomic<int>* counter) { counter->fetch_add(1); }
+void Increment(std::atomic<int>* counter) {
+  counter->fetch_add(1);
+}
 
 TEST(StreamTest, KernelFailureIsStickyOnItsStreamOnly) {
   auto bad = Stream::Create();
   auto good = Stream::Create();
   ASSERT_TRUE(bad.ok() && good.ok());
   std::atomic<int> counter{0};
-  ASSERT_TRUE(Launch(LaunchConfig{4, KernelType::kAiv, "failing_kernel"}, FailingKernel, *bad, 2).ok());
+  ASSERT_TRUE(
+      Launch(LaunchConfig{4, KernelType::kAiv, "failing_kernel"}, FailingKernel, *bad, 2).ok());
   Status err = bad->Synchronize();
   EXPECT_EQ(err.code(), StatusCode::kOutOfRange);
   EXPECT_TRUE(Contains(err, "kernel 'failing_kernel' block 2 (AIV): index 99 outside [0, 10)"))
@@ -157,17 +165,22 @@ TEST(StreamTest, ManyHostThreadsManyStreams) {
     threads.emplace_back([&counter] {
       auto s = Stream::Create();
       ASSERT_TRUE(s.ok());
-      for (int i = 0; i < 50; ++i) ASSERT_TRUE(Launch(Increment, 1 + i % 5, *s, &counter).ok());
+      for (int i = 0; i < 50; ++i)
+        ASSERT_TRUE(Launch(Increment, 1 + i % 5, *s, &counter).ok());
       ASSERT_TRUE(s->Synchronize().ok());
     });
   }
-  for (auto& t : threads) t.join();
+  for (auto& t : threads)
+    t.join();
   int want = 0;
-  for (int i = 0; i < 50; ++i) want += 1 + i % 5;
+  for (int i = 0; i < 50; ++i)
+    want += 1 + i % 5;
   EXPECT_EQ(counter.load(), 4 * want);
 }
 
-void SyncFromKernel(Status* out) { *out = Stream().Synchronize(); }
+void SyncFromKernel(Status* out) {
+  *out = Stream().Synchronize();
+}
 
 TEST(StreamTest, SynchronizeInsideAKernelIsRefused) {
   Status inner;

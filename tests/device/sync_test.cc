@@ -35,7 +35,8 @@ TEST(SyncAllTest, FortyEightBlocksOnTheEmulatedProfile) {
                      slots.data(), errors.data(), rounds)
                   .ok());
   ASSERT_TRUE(s->Synchronize().ok());
-  for (int e : errors) EXPECT_EQ(e, 0);
+  for (int e : errors)
+    EXPECT_EQ(e, 0);
 }
 
 TEST(SyncAllTest, NativeProfileAllCores) {
@@ -44,7 +45,8 @@ TEST(SyncAllTest, NativeProfileAllCores) {
   std::vector<int> slots(n * 50, -1), errors(n, 0);
   ASSERT_TRUE(Launch(BarrierRounds, n, Stream(), slots.data(), errors.data(), 50).ok());
   ASSERT_TRUE(Stream().Synchronize().ok());
-  for (int e : errors) EXPECT_EQ(e, 0);
+  for (int e : errors)
+    EXPECT_EQ(e, 0);
 }
 
 TEST(SyncAllTest, MoreBlocksThanCoresIsAnError) {
@@ -68,7 +70,9 @@ void FailWhileOthersWait(int bad) {
 TEST(SyncAllTest, FailureReleasesBlocksWaitingAtTheBarrier) {
   testing::ProfileScope scope("ascend910b");
   auto s = Stream::Create();
-  ASSERT_TRUE(Launch(LaunchConfig{48, KernelType::kAiv, "fail_at_barrier"}, FailWhileOthersWait, *s, 47).ok());
+  ASSERT_TRUE(
+      Launch(LaunchConfig{48, KernelType::kAiv, "fail_at_barrier"}, FailWhileOthersWait, *s, 47)
+          .ok());
   Status err = s->Synchronize();
   EXPECT_TRUE(Contains(err, "block 47 (AIV): bad input")) << err.ToString();
 }
@@ -89,7 +93,8 @@ TEST(CrossCoreFlagTest, AllCoresMode) {
   testing::ProfileScope scope("ascend910b");
   std::vector<int> log(48 * 10, -1);
   auto s = Stream::Create();
-  ASSERT_TRUE(Launch(LaunchConfig{48, KernelType::kAiv, "flags0"}, AllCoresFlags, *s, log.data(), 10).ok());
+  ASSERT_TRUE(
+      Launch(LaunchConfig{48, KernelType::kAiv, "flags0"}, AllCoresFlags, *s, log.data(), 10).ok());
   EXPECT_TRUE(s->Synchronize().ok());
 }
 
@@ -103,14 +108,16 @@ void CubeVectorPingPong(int* data, int rounds) {
       mine[0] = r;
       CrossCoreSetFlag(CrossCoreMode::kGroupCubeVector, 1);
       CrossCoreWaitFlag(CrossCoreMode::kGroupCubeVector, 2);
-      if (mine[1] != 10 * r || mine[2] != 10 * r + 1) FailBlock(StatusCode::kInternal, "stale vector value");
+      if (mine[1] != 10 * r || mine[2] != 10 * r + 1)
+        FailBlock(StatusCode::kInternal, "stale vector value");
     } else {
       CrossCoreWaitFlag(CrossCoreMode::kGroupCubeVector, 1);
       if (mine[0] != r) FailBlock(StatusCode::kInternal, "stale cube value");
       mine[1 + GetSubBlockIdx()] = 10 * r + static_cast<int>(GetSubBlockIdx());
       CrossCoreSetFlag(CrossCoreMode::kGroupVector, 4);
       CrossCoreWaitFlag(CrossCoreMode::kGroupVector, 4);  // both vector cores wrote
-      if (mine[1] != 10 * r || mine[2] != 10 * r + 1) FailBlock(StatusCode::kInternal, "mode 1 early");
+      if (mine[1] != 10 * r || mine[2] != 10 * r + 1)
+        FailBlock(StatusCode::kInternal, "mode 1 early");
       CrossCoreSetFlag(CrossCoreMode::kGroupCubeVector, 2);
     }
   }

@@ -51,7 +51,8 @@ void SaxpyReduceKernel(const float* x, float* y, double* partials, double* resul
   SyncAll();
   if (idx == 0) {
     double total = 0;
-    for (uint32_t b = 0; b < GetBlockNum(); ++b) total += partials[b];
+    for (uint32_t b = 0; b < GetBlockNum(); ++b)
+      total += partials[b];
     *result = total;
   }
 }
@@ -59,27 +60,32 @@ void SaxpyReduceKernel(const float* x, float* y, double* partials, double* resul
 // MIX: each AI core fills its group's buffer, signals its vector cores, which scale their halves
 // and signal back; the AI core then sums the buffer.
 void MixPipelineKernel(float* buffer, double* sums, int64_t per_group) {
-  const uint32_t group = GetCoreType() == CoreType::kAic ? GetBlockIdx() : GetBlockIdx() / GetSubBlockNum();
+  const uint32_t group =
+      GetCoreType() == CoreType::kAic ? GetBlockIdx() : GetBlockIdx() / GetSubBlockNum();
   float* mine = buffer + group * per_group;
   if (GetCoreType() == CoreType::kAic) {
-    for (int64_t i = 0; i < per_group; ++i) mine[i] = static_cast<float>(group * 1000 + i % 97);
+    for (int64_t i = 0; i < per_group; ++i)
+      mine[i] = static_cast<float>(group * 1000 + i % 97);
     CrossCoreSetFlag(CrossCoreMode::kGroupCubeVector, 0);
     CrossCoreWaitFlag(CrossCoreMode::kGroupCubeVector, 1);
     double s = 0;
-    for (int64_t i = 0; i < per_group; ++i) s += mine[i];
+    for (int64_t i = 0; i < per_group; ++i)
+      s += mine[i];
     sums[group] = s;
   } else {
     CrossCoreWaitFlag(CrossCoreMode::kGroupCubeVector, 0);
     const int64_t half = (per_group + 1) / 2;
     const int64_t begin = GetSubBlockIdx() == 0 ? 0 : half;
     const int64_t end = GetSubBlockIdx() == 0 ? half : per_group;
-    for (int64_t i = begin; i < end; ++i) mine[i] *= 2.0f;
+    for (int64_t i = begin; i < end; ++i)
+      mine[i] *= 2.0f;
     CrossCoreSetFlag(CrossCoreMode::kGroupCubeVector, 1);
   }
 }
 
 double Ms(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
+      .count();
 }
 
 template <class T>
@@ -94,7 +100,8 @@ Status RunSaxpy(const ArchSpec& arch, bool* ok) {
   std::vector<float> hx(n), hy(n);
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (int64_t i = 0; i < n; ++i) hx[i] = dist(rng), hy[i] = dist(rng);
+  for (int64_t i = 0; i < n; ++i)
+    hx[i] = dist(rng), hy[i] = dist(rng);
   TESSERA_ASSIGN_OR_RETURN(float* x, DeviceArray<float>(n));
   TESSERA_ASSIGN_OR_RETURN(float* y, DeviceArray<float>(n));
   TESSERA_ASSIGN_OR_RETURN(double* partials, DeviceArray<double>(blocks));
@@ -121,9 +128,11 @@ Status RunSaxpy(const ArchSpec& arch, bool* ok) {
   }
   const bool sum_ok = std::fabs(total - static_cast<double>(ref_total)) <= 1e-6 * n;
   *ok = bad == 0 && sum_ok;
-  std::printf("  saxpy + SyncAll reduce: %u AIV blocks, %lld elements, %.3f ms: %s",
-              blocks, static_cast<long long>(n), ms, *ok ? "OK" : "MISMATCH");
-  if (!*ok) std::printf(" (%zu wrong elements, sum %.6f vs %.6f)", bad, total, static_cast<double>(ref_total));
+  std::printf("  saxpy + SyncAll reduce: %u AIV blocks, %lld elements, %.3f ms: %s", blocks,
+              static_cast<long long>(n), ms, *ok ? "OK" : "MISMATCH");
+  if (!*ok)
+    std::printf(" (%zu wrong elements, sum %.6f vs %.6f)", bad, total,
+                static_cast<double>(ref_total));
   std::printf("\n");
   for (void* p : {static_cast<void*>(x), static_cast<void*>(y), static_cast<void*>(partials),
                   static_cast<void*>(result)}) {
@@ -144,11 +153,13 @@ Status RunMix(const ArchSpec& arch, bool* ok) {
   TESSERA_RETURN_IF_ERROR(stream.Synchronize());
   const double ms = Ms(start);
   std::vector<double> got(groups);
-  TESSERA_RETURN_IF_ERROR(Memcpy(got.data(), groups * 8, sums, groups * 8, MemcpyKind::kDeviceToHost));
+  TESSERA_RETURN_IF_ERROR(
+      Memcpy(got.data(), groups * 8, sums, groups * 8, MemcpyKind::kDeviceToHost));
   *ok = true;
   for (uint32_t g = 0; g < groups; ++g) {
     double want = 0;
-    for (int64_t i = 0; i < per_group; ++i) want += 2.0 * static_cast<double>(g * 1000 + i % 97);
+    for (int64_t i = 0; i < per_group; ++i)
+      want += 2.0 * static_cast<double>(g * 1000 + i % 97);
     *ok = *ok && got[g] == want;
   }
   std::printf("  MIX cube->vector->cube flags: %u groups of 1 AIC + %u AIV, %.3f ms: %s\n", groups,

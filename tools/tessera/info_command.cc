@@ -8,7 +8,8 @@
 namespace tessera::cli {
 
 void AddInfoCommand(CLI::App& app, InfoOptions& options) {
-  CLI::App* cmd = app.add_subcommand("info", "Show the device profile, SoC, cores and buffer sizes");
+  CLI::App* cmd =
+      app.add_subcommand("info", "Show the device profile, SoC, cores and buffer sizes");
   cmd->add_flag("--json", options.json, "Print JSON");
   cmd->add_option("--profile", options.profile, "Profile to show (default: the active one)");
 }
@@ -49,13 +50,14 @@ int RunInfo(const InfoOptions& options) {
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
-  std::printf("profile           %s%s\n", arch.name.c_str(), arch.emulated ? " (emulated NPU)" : "");
+  std::printf("profile           %s%s\n", arch.name.c_str(),
+              arch.emulated ? " (emulated NPU)" : "");
   std::printf("soc               %s\n", arch.soc.c_str());
   std::printf("cores             %u AIC + %u AIV (MIX groups 1:%u)\n", arch.aic_cores,
               arch.aiv_cores, arch.task_ration);
   std::printf("buffers           UB %zu KiB, L1 %zu KiB, L0A %zu KiB, L0B %zu KiB, L0C %zu KiB\n",
-              arch.ub_bytes >> 10, arch.l1_bytes >> 10, arch.l0a_bytes >> 10,
-              arch.l0b_bytes >> 10, arch.l0c_bytes >> 10);
+              arch.ub_bytes >> 10, arch.l1_bytes >> 10, arch.l0a_bytes >> 10, arch.l0b_bytes >> 10,
+              arch.l0c_bytes >> 10);
   std::printf("alignment         %u bytes\n", arch.alignment);
   std::printf("worker threads    %u (hardware threads %u)\n", device::WorkerThreads(),
               device::HardwareThreads());

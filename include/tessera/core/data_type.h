@@ -36,8 +36,8 @@ std::string_view DataTypeName(DataType dtype);
 // CANN spelling used in familiar error messages: "DT_FLOAT", "DT_FLOAT16", "DT_BF16", ...
 std::string_view DataTypeCannName(DataType dtype);
 bool IsFloatingPoint(DataType dtype);
-// Accepts the canonical name, common aliases (float, fp32, half, fp16, bf16, int, long) and the CANN
-// names; case-insensitive. Unknown names get an error listing the accepted ones.
+// Accepts the canonical name, common aliases (float, fp32, half, fp16, bf16, int, long) and the
+// CANN names; case-insensitive. Unknown names get an error listing the accepted ones.
 Result<DataType> ParseDataType(std::string_view text);
 // True when `code` is the value of a supported DataType (for data read from bytes or the C API).
 bool IsValidDataType(int code);
@@ -45,14 +45,41 @@ bool IsValidDataType(int code);
 // The DataType of a C++ element type, for templates: DataTypeOf<float>::value == kFloat32.
 template <class T>
 struct DataTypeOf;
-template <> struct DataTypeOf<float> { static constexpr DataType value = DataType::kFloat32; };
-template <> struct DataTypeOf<half> { static constexpr DataType value = DataType::kFloat16; };
-template <> struct DataTypeOf<bfloat16> { static constexpr DataType value = DataType::kBfloat16; };
-template <> struct DataTypeOf<int8_t> { static constexpr DataType value = DataType::kInt8; };
-template <> struct DataTypeOf<uint8_t> { static constexpr DataType value = DataType::kUint8; };
-template <> struct DataTypeOf<int16_t> { static constexpr DataType value = DataType::kInt16; };
-template <> struct DataTypeOf<int32_t> { static constexpr DataType value = DataType::kInt32; };
-template <> struct DataTypeOf<int64_t> { static constexpr DataType value = DataType::kInt64; };
-template <> struct DataTypeOf<bool> { static constexpr DataType value = DataType::kBool; };
+template <>
+struct DataTypeOf<float> {
+  static constexpr DataType value = DataType::kFloat32;
+};
+template <>
+struct DataTypeOf<half> {
+  static constexpr DataType value = DataType::kFloat16;
+};
+template <>
+struct DataTypeOf<bfloat16> {
+  static constexpr DataType value = DataType::kBfloat16;
+};
+template <>
+struct DataTypeOf<int8_t> {
+  static constexpr DataType value = DataType::kInt8;
+};
+template <>
+struct DataTypeOf<uint8_t> {
+  static constexpr DataType value = DataType::kUint8;
+};
+template <>
+struct DataTypeOf<int16_t> {
+  static constexpr DataType value = DataType::kInt16;
+};
+template <>
+struct DataTypeOf<int32_t> {
+  static constexpr DataType value = DataType::kInt32;
+};
+template <>
+struct DataTypeOf<int64_t> {
+  static constexpr DataType value = DataType::kInt64;
+};
+template <>
+struct DataTypeOf<bool> {
+  static constexpr DataType value = DataType::kBool;
+};
 
 }  // namespace tessera

@@ -1,8 +1,8 @@
 // half (IEEE 754 binary16) and bfloat16 storage types.
 //
-// Both are 16-bit containers converted to and from float with round-to-nearest-even. Conversions are
-// exact for every value the narrower type can hold; NaN stays NaN with its sign and (as far as it
-// fits) its payload; overflow rounds to infinity; float values below the smallest half subnormal
+// Both are 16-bit containers converted to and from float with round-to-nearest-even. Conversions
+// are exact for every value the narrower type can hold; NaN stays NaN with its sign and (as far as
+// it fits) its payload; overflow rounds to infinity; float values below the smallest half subnormal
 // round to signed zero. Arithmetic happens in float: convert, compute, convert back.
 #pragma once
 
@@ -53,7 +53,8 @@ constexpr float HalfBitsToFloat(uint16_t bits) {
 
 constexpr uint16_t FloatToBfloat16Bits(float value) {
   const uint32_t x = std::bit_cast<uint32_t>(value);
-  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
+  if ((x & 0x7FFFFFFFu) > 0x7F800000u)
+    return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
   return static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
 }
 

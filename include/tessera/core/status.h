@@ -1,7 +1,7 @@
 // Status and Result: how every tessera entry point reports success or failure.
 //
-// Contract: no exception crosses a public tessera API; failures are a Status whose message names the
-// thing that was wrong and what was expected. An OK status carries no allocation.
+// Contract: no exception crosses a public tessera API; failures are a Status whose message names
+// the thing that was wrong and what was expected. An OK status carries no allocation.
 #pragma once
 
 #include <memory>
@@ -54,7 +54,9 @@ class [[nodiscard]] Status {
   std::shared_ptr<const State> state_;
 };
 
-inline Status OkStatus() { return Status(); }
+inline Status OkStatus() {
+  return Status();
+}
 Status InvalidArgument(std::string message);
 Status NotFound(std::string message);
 Status AlreadyExists(std::string message);
@@ -72,7 +74,8 @@ class [[nodiscard]] Result {
   static_assert(!std::is_same_v<std::remove_cv_t<T>, Status>, "Result<Status> is meaningless");
 
  public:
-  Result(T value) : data_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value)
+      : data_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
   Result(Status status) : data_(std::in_place_index<1>, std::move(status)) {  // NOLINT
     if (std::get<1>(data_).ok()) {
       data_.template emplace<1>(StatusCode::kInternal, "Result constructed from an OK status");
@@ -100,17 +103,17 @@ class [[nodiscard]] Result {
 }  // namespace tessera
 
 // Returns early from the enclosing function when `expr` (a Status) is not OK.
-#define TESSERA_RETURN_IF_ERROR(expr)                   \
-  do {                                                  \
-    ::tessera::Status tessera_status_ = (expr);         \
-    if (!tessera_status_.ok()) return tessera_status_;  \
+#define TESSERA_RETURN_IF_ERROR(expr)                  \
+  do {                                                 \
+    ::tessera::Status tessera_status_ = (expr);        \
+    if (!tessera_status_.ok()) return tessera_status_; \
   } while (0)
 
 #define TESSERA_CONCAT_INNER_(a, b) a##b
 #define TESSERA_CONCAT_(a, b) TESSERA_CONCAT_INNER_(a, b)
 // `TESSERA_ASSIGN_OR_RETURN(auto x, MakeX());` declares x from a Result or returns its Status.
-#define TESSERA_ASSIGN_OR_RETURN(lhs, expr)                                      \
-  auto TESSERA_CONCAT_(tessera_result_, __LINE__) = (expr);                      \
-  if (!TESSERA_CONCAT_(tessera_result_, __LINE__).ok())                          \
-    return TESSERA_CONCAT_(tessera_result_, __LINE__).status();                  \
+#define TESSERA_ASSIGN_OR_RETURN(lhs, expr)                     \
+  auto TESSERA_CONCAT_(tessera_result_, __LINE__) = (expr);     \
+  if (!TESSERA_CONCAT_(tessera_result_, __LINE__).ok())         \
+    return TESSERA_CONCAT_(tessera_result_, __LINE__).status(); \
   lhs = std::move(TESSERA_CONCAT_(tessera_result_, __LINE__)).value()

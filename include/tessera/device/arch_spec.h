@@ -1,4 +1,5 @@
-// ArchSpec: what a device looks like to kernels - core counts, on-chip buffer sizes, alignment, SoC.
+// ArchSpec: what a device looks like to kernels - core counts, on-chip buffer sizes, alignment,
+// SoC.
 //
 // Profiles: "native" uses one logical vector core per hardware thread (fastest); "ascend910b"
 // emulates an NPU with 24 AI cores (AIC) and 48 vector cores (AIV) at 1:2 and its buffer sizes, for
@@ -28,7 +29,7 @@ struct ArchSpec {
   size_t l0a_bytes = 0;
   size_t l0b_bytes = 0;
   size_t l0c_bytes = 0;
-  uint32_t alignment = 32;   // bytes; DataCopy granularity
+  uint32_t alignment = 32;  // bytes; DataCopy granularity
 };
 
 // Names of the built-in profiles, "native" first.

@@ -1,5 +1,5 @@
-// What a running kernel block sees: its index, its core type, its on-chip arenas, and the cross-core
-// synchronisation primitives of its launch. Call these only from inside a kernel.
+// What a running kernel block sees: its index, its core type, its on-chip arenas, and the
+// cross-core synchronisation primitives of its launch. Call these only from inside a kernel.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +14,7 @@ enum class CoreType : uint8_t { kAiv = 0, kAic = 1 };
 // Which cores a launch occupies: vector only, cube only, or MIX groups of 1 AIC + task_ration AIV.
 enum class KernelType : uint8_t { kAiv = 0, kAic = 1, kMix = 2 };
 
-const char* CoreTypeName(CoreType type);    // "AIV" / "AIC"
+const char* CoreTypeName(CoreType type);      // "AIV" / "AIC"
 const char* KernelTypeName(KernelType type);  // "AIV" / "AIC" / "MIX"
 
 namespace detail {
@@ -24,8 +24,8 @@ inline constexpr uint32_t kMaxCrossCoreFlags = 16;
 
 // Per-block state. Owned by the runtime; valid while the block runs.
 struct BlockContext {
-  uint32_t block_idx = 0;      // AIV in MIX: group * sub_block_num + sub_block_idx
-  uint32_t block_num = 0;      // blockDim of the launch
+  uint32_t block_idx = 0;  // AIV in MIX: group * sub_block_num + sub_block_idx
+  uint32_t block_num = 0;  // blockDim of the launch
   uint32_t sub_block_idx = 0;
   uint32_t sub_block_num = 1;  // task_ration on AIV in MIX, else 1
   uint32_t task_ration = 1;    // AIV per AIC in MIX as seen from this core (1 on AIC)

@@ -2,9 +2,9 @@
 //
 // Arguments are copied when the launch is enqueued; the kernel runs asynchronously on the stream.
 // Each block runs as a fiber on the persistent worker pool and sees its own BlockContext
-// (GetBlockIdx, arenas, ...). Enqueue-time errors are returned; errors inside the kernel (FailBlock,
-// a thrown exception) fail the launch and become the stream's sticky error. In checked mode every
-// pointer argument must be null or point into a live device allocation.
+// (GetBlockIdx, arenas, ...). Enqueue-time errors are returned; errors inside the kernel
+// (FailBlock, a thrown exception) fail the launch and become the stream's sticky error. In checked
+// mode every pointer argument must be null or point into a live device allocation.
 #pragma once
 
 #include <cstdint>
@@ -64,8 +64,8 @@ void CollectPointers(const Tuple& args, std::vector<PointerArg>& out, std::index
       [&] {
         using Arg = std::tuple_element_t<I, Tuple>;
         if constexpr (std::is_pointer_v<Arg>) {
-          out.push_back(PointerArg{static_cast<uint32_t>(I),
-                                   static_cast<const void*>(std::get<I>(args))});
+          out.push_back(
+              PointerArg{static_cast<uint32_t>(I), static_cast<const void*>(std::get<I>(args))});
         }
       }(),
       ...);

@@ -1,4 +1,5 @@
-// Streams and events: in-order asynchronous queues of device work, and markers to order and time them.
+// Streams and events: in-order asynchronous queues of device work, and markers to order and time
+// them.
 //
 // Work on one stream runs in enqueue order; work on different streams may overlap. A failed kernel
 // makes its stream's error sticky: later work on that stream is skipped (events still complete, so
