@@ -354,6 +354,9 @@ class MemJob final : public Job, public StreamOp {
 
   void OnComplete() override {
     if (!stream_) {
+      // The waiting caller may drop its reference as soon as it sees done_; ours keeps the job
+      // alive until the notification is out.
+      std::shared_ptr<MemJob> self = std::move(self_);
       done_.store(1, std::memory_order_seq_cst);
       NotifyCounter(done_, waiters_);
       return;
@@ -373,14 +376,16 @@ class MemJob final : public Job, public StreamOp {
   }
 
   // Synchronous use (no stream): runs and waits.
-  void RunAndWait() {
-    if (total() == 1 || CurrentBlockContext() != nullptr || WorkerPool::OnWorkerThread()) {
-      for (uint32_t i = 0; i < total(); ++i)
-        RunBlock(i);
+  static void RunAndWait(void* dst, const void* src, int value, size_t bytes) {
+    auto job = std::make_shared<MemJob>(dst, src, value, bytes, nullptr);
+    if (job->total() == 1 || CurrentBlockContext() != nullptr || WorkerPool::OnWorkerThread()) {
+      for (uint32_t i = 0; i < job->total(); ++i)
+        job->RunBlock(i);
       return;
     }
-    WorkerPool::Instance().Submit(this);
-    WaitForCounter(done_, 1, waiters_);
+    job->self_ = job;
+    WorkerPool::Instance().Submit(job.get());
+    WaitForCounter(job->done_, 1, job->waiters_);
   }
 
  private:
@@ -390,6 +395,7 @@ class MemJob final : public Job, public StreamOp {
   size_t bytes_;
   size_t chunk_;
   std::shared_ptr<StreamImpl> stream_;
+  std::shared_ptr<MemJob> self_;  // set while a synchronous job is in the pool
   std::atomic<uint64_t> done_{0};
   std::atomic<uint32_t> waiters_{0};
 };
@@ -482,8 +488,7 @@ Status Free(void* ptr) {
 Status Memcpy(void* dst, size_t dst_max, const void* src, size_t count, MemcpyKind kind) {
   TESSERA_RETURN_IF_ERROR(detail::ValidateCopy("Memcpy", dst, dst_max, src, count, kind));
   if (count == 0) return OkStatus();
-  detail::MemJob job(dst, src, 0, count, nullptr);
-  job.RunAndWait();
+  detail::MemJob::RunAndWait(dst, src, 0, count);
   return OkStatus();
 }
 
@@ -499,8 +504,7 @@ Status MemcpyAsync(void* dst, size_t dst_max, const void* src, size_t count, Mem
 Status Memset(void* dst, size_t dst_max, int value, size_t count) {
   TESSERA_RETURN_IF_ERROR(detail::ValidateSet("Memset", dst, dst_max, count));
   if (count == 0) return OkStatus();
-  detail::MemJob job(dst, nullptr, value, count, nullptr);
-  job.RunAndWait();
+  detail::MemJob::RunAndWait(dst, nullptr, value, count);
   return OkStatus();
 }
 

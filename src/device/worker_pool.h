@@ -26,7 +26,8 @@ class Job {
   virtual void OnStall() {}
 
   void FinishBlock() {
-    if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == total_) OnComplete();
+    const uint32_t total = total_;  // once our increment lands, another thread may delete the job
+    if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == total) OnComplete();
   }
   uint32_t total() const { return total_; }
   uint32_t finished() const { return finished_.load(std::memory_order_acquire); }

@@ -15,8 +15,10 @@ std::string Hex(uint64_t v) {
 
 std::string_view Trim(std::string_view s) {
   const auto not_space = [](char c) { return c != ' ' && c != '\t' && c != '\n' && c != '\r'; };
-  while (!s.empty() && !not_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && !not_space(s.back())) s.remove_suffix(1);
+  while (!s.empty() && !not_space(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && !not_space(s.back()))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -36,9 +38,10 @@ Status ParseElement(const TilingField& field, std::string_view text, uint8_t* ds
   const char* last = text.data() + text.size();
   const auto wrong_type = [&] {
     return InvalidArgument("Tiling field '" + std::string(field.name) + "' expects " +
-                           std::string(field.type == TilingFieldType::kBool ? "a bool (true/false/1/0)"
+                           std::string(field.type == TilingFieldType::kBool
+                                           ? "a bool (true/false/1/0)"
                                        : field.type == TilingFieldType::kInt64 ? "an int64"
-                                                                                : "a float32") +
+                                                                               : "a float32") +
                            " value, got '" + std::string(text) + "'");
   };
   switch (field.type) {
@@ -80,7 +83,8 @@ Status ParseField(const TilingField& field, std::string_view text, uint8_t* dst)
     size_t start = 0;
     while (true) {
       const size_t comma = body.find(',', start);
-      items.push_back(body.substr(start, comma == std::string_view::npos ? body.npos : comma - start));
+      items.push_back(
+          body.substr(start, comma == std::string_view::npos ? body.npos : comma - start));
       if (comma == std::string_view::npos) break;
       start = comma + 1;
     }
@@ -191,7 +195,8 @@ Result<std::string> TilingToJson(const TilingSchema& schema, std::span<const uin
     nlohmann::json value;
     if (f.is_array) {
       value = nlohmann::json::array();
-      for (uint32_t i = 0; i < f.length; ++i) value.push_back(ElementJson(f, src + i * f.element_size()));
+      for (uint32_t i = 0; i < f.length; ++i)
+        value.push_back(ElementJson(f, src + i * f.element_size()));
     } else {
       value = ElementJson(f, src);
     }

@@ -37,7 +37,8 @@ Result<KeySchema> KeySchema::Create(std::vector<KeyFieldDef> fields, Predicate i
     case detail::KeyRule::kDuplicateName:
       return InvalidArgument(where + " is declared twice; field names must be unique");
     case detail::KeyRule::kBitsNotPositive:
-      return InvalidArgument(where + " has bits " + std::to_string(r.value) + "; expected bits > 0");
+      return InvalidArgument(where + " has bits " + std::to_string(r.value) +
+                             "; expected bits > 0");
     case detail::KeyRule::kNoValues:
       return InvalidArgument(where + " has no values; expected a non-empty list");
     case detail::KeyRule::kDuplicateValue:
@@ -76,8 +77,8 @@ std::string KeySchema::Describe(std::span<const int64_t> values) const {
 Status KeySchema::CheckValues(std::span<const int64_t> values) const {
   for (size_t i = 0; i < fields_.size(); ++i) {
     if (detail::IndexOfValue(fields_[i].values, values[i]) < 0) {
-      return InvalidArgument("TilingKey field '" + fields_[i].name + "' = " +
-                             std::to_string(values[i]) + " is not one of its values " +
+      return InvalidArgument("TilingKey field '" + fields_[i].name +
+                             "' = " + std::to_string(values[i]) + " is not one of its values " +
                              JoinValues(fields_[i].values));
     }
   }
@@ -112,7 +113,8 @@ Status KeySchema::Validate(const KeyMap& key) const {
 Result<uint64_t> KeySchema::Pack(const KeyMap& key) const {
   TESSERA_RETURN_IF_ERROR(Validate(key));
   std::vector<int64_t> values;
-  for (const KeyFieldDef& f : fields_) values.push_back(key.find(f.name)->second);
+  for (const KeyFieldDef& f : fields_)
+    values.push_back(key.find(f.name)->second);
   return PackValues(values);
 }
 
@@ -131,8 +133,9 @@ Result<uint64_t> KeySchema::PackValues(std::span<const int64_t> values) const {
 
 Result<std::vector<int64_t>> KeySchema::Unpack(uint64_t key) const {
   if (total_bits_ < 64 && (key >> total_bits_) != 0) {
-    return InvalidArgument("TilingKey " + std::to_string(key) + " has bits set above the schema's " +
-                           std::to_string(total_bits_) + " bits");
+    return InvalidArgument("TilingKey " + std::to_string(key) +
+                           " has bits set above the schema's " + std::to_string(total_bits_) +
+                           " bits");
   }
   std::vector<int64_t> values;
   for (size_t i = 0; i < fields_.size(); ++i) {
@@ -152,7 +155,8 @@ Result<std::vector<int64_t>> KeySchema::Unpack(uint64_t key) const {
 Result<KeyMap> KeySchema::Decode(uint64_t key) const {
   TESSERA_ASSIGN_OR_RETURN(std::vector<int64_t> values, Unpack(key));
   KeyMap map;
-  for (size_t i = 0; i < fields_.size(); ++i) map.emplace(fields_[i].name, values[i]);
+  for (size_t i = 0; i < fields_.size(); ++i)
+    map.emplace(fields_[i].name, values[i]);
   return map;
 }
 
@@ -161,10 +165,12 @@ std::vector<std::vector<int64_t>> KeySchema::EnumerateValid() const {
   std::vector<size_t> idx(fields_.size(), 0);
   while (true) {
     std::vector<int64_t> values(fields_.size());
-    for (size_t i = 0; i < fields_.size(); ++i) values[i] = fields_[i].values[idx[i]];
+    for (size_t i = 0; i < fields_.size(); ++i)
+      values[i] = fields_[i].values[idx[i]];
     if (!is_valid_ || is_valid_(values)) out.push_back(std::move(values));
     size_t i = fields_.size();
-    while (i > 0 && ++idx[i - 1] == fields_[i - 1].values.size()) idx[--i] = 0;
+    while (i > 0 && ++idx[i - 1] == fields_[i - 1].values.size())
+      idx[--i] = 0;
     if (i == 0) return out;
   }
 }

@@ -84,7 +84,8 @@ Result<TplParam> UintParam(std::string name, int bit_width, std::span<const int6
         return InvalidArgument(what + " range [" + std::to_string(lo) + ", " + std::to_string(hi) +
                                "] is empty or wider than 256 values");
       }
-      for (int64_t v = lo; v <= hi; ++v) values.push_back(v);
+      for (int64_t v = lo; v <= hi; ++v)
+        values.push_back(v);
     }
     pos = 2 + 2 * ranges;
     if (list == TplUintList::kRange && pos != spec.size()) {
@@ -96,8 +97,8 @@ Result<TplParam> UintParam(std::string name, int bit_width, std::span<const int6
   if (values.empty()) return InvalidArgument(what + " declares no values");
   TESSERA_RETURN_IF_ERROR(CheckUnique(name, values));
   if (values.size() > (size_t{1} << bit_width)) {
-    return InvalidArgument(what + " has " + std::to_string(values.size()) +
-                           " values; a width of " + std::to_string(bit_width) + " bits indexes " +
+    return InvalidArgument(what + " has " + std::to_string(values.size()) + " values; a width of " +
+                           std::to_string(bit_width) + " bits indexes " +
                            std::to_string(size_t{1} << bit_width));
   }
   return TplParam{std::move(name), TplKind::kUint, bit_width, std::move(values)};
@@ -122,7 +123,8 @@ Result<uint64_t> EncodeTplKey(std::span<const TplParam> params, std::span<const 
                              std::to_string(args[i]) + " is not declared");
     }
     // UINT stores the index into the expanded list; the other kinds store the value itself.
-    const auto field = static_cast<uint64_t>(p.kind == TplKind::kUint ? it - p.values.begin() : *it);
+    const auto field =
+        static_cast<uint64_t>(p.kind == TplKind::kUint ? it - p.values.begin() : *it);
     key |= field << offset;
     offset += p.bits;
   }

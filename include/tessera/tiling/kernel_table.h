@@ -44,8 +44,8 @@ class KernelTable {
   using Entry = decltype(EntryFor<0>(std::make_index_sequence<kFields>{}));
 
   struct Instance {
-    uint64_t key;                           // packed TilingKey
-    std::array<int64_t, kFields> values;    // key values in field order
+    uint64_t key;                         // packed TilingKey
+    std::array<int64_t, kFields> values;  // key values in field order
     Entry entry;
   };
 

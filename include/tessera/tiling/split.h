@@ -78,7 +78,8 @@ class StridedSplit {
 
   constexpr int64_t total() const { return total_; }
   constexpr int64_t step() const { return cores_; }
-  // First tile of core_id; >= total() for an idle or out-of-launch core, so the loop runs zero times.
+  // First tile of core_id; >= total() for an idle or out-of-launch core, so the loop runs zero
+  // times.
   constexpr int64_t First(int64_t core_id) const {
     return core_id < 0 || core_id >= cores_ ? total_ : std::min(core_id, total_);
   }
@@ -155,8 +156,8 @@ inline Result<UniformSplitConfig> MakeUniformSplit(int64_t elements, int64_t uni
     return cfg;
   }
   const uint64_t units = e / w;
-  cfg.blockNum = static_cast<uint32_t>(
-      std::min<uint64_t>((units + units_per_min - 1) / units_per_min, static_cast<uint64_t>(core_num)));
+  cfg.blockNum = static_cast<uint32_t>(std::min<uint64_t>(
+      (units + units_per_min - 1) / units_per_min, static_cast<uint64_t>(core_num)));
   cfg.unitNumPerCore = units / cfg.blockNum;
   cfg.moreUnitCoreNum = units % cfg.blockNum;
   cfg.tailNum = e % w;
@@ -164,7 +165,8 @@ inline Result<UniformSplitConfig> MakeUniformSplit(int64_t elements, int64_t uni
 }
 
 // MIX kernels (1 AI core = 1 cube core + sub_block_num vector cores). On a vector core the block
-// index is flattened (block * sub_block_num + sub_block); both sides find their AI core with CoreId.
+// index is flattened (block * sub_block_num + sub_block); both sides find their AI core with
+// CoreId.
 class MixSplit {
  public:
   // Fails unless sub_block_num is 1 (vector-only or cube side) or 2 (vector side on 1:2 chips).
@@ -179,8 +181,8 @@ class MixSplit {
   constexpr int64_t sub_block_num() const { return sub_; }
   constexpr int64_t CoreId(int64_t block_idx) const { return block_idx / sub_; }
   constexpr int64_t SubBlockIdx(int64_t block_idx) const { return block_idx % sub_; }
-  // Rows of one cube result that vector sub-core sub_block_idx handles: with two sub-cores the first
-  // takes ceil(rows / 2), the second the rest; empty for an index outside [0, sub_block_num).
+  // Rows of one cube result that vector sub-core sub_block_idx handles: with two sub-cores the
+  // first takes ceil(rows / 2), the second the rest; empty for an index outside [0, sub_block_num).
   constexpr Range SubBlockRows(int64_t rows, int64_t sub_block_idx) const {
     rows = std::max<int64_t>(rows, 0);
     if (sub_block_idx < 0 || sub_block_idx >= sub_) return {rows, rows};

@@ -1,8 +1,8 @@
 // TilingData: the run-time parameter struct a tiling function fills and a kernel reads.
 //
-// Declared with the Ascend C macros, it is a plain C struct (native layout, trivially copyable) plus a
-// constexpr field table, so the kernel side reads it with one memcpy and host tools can introspect,
-// serialise, edit and print it through the type-erased TilingSchema.
+// Declared with the Ascend C macros, it is a plain C struct (native layout, trivially copyable)
+// plus a constexpr field table, so the kernel side reads it with one memcpy and host tools can
+// introspect, serialise, edit and print it through the type-erased TilingSchema.
 //
 //   BEGIN_TILING_DATA_DEF(AddTiling)
 //     TILING_DATA_FIELD_DEF(int64_t, rows)               // default 0
@@ -30,8 +30,6 @@
 
 namespace tessera::tiling {
 
-inline constexpr uint32_t kMaxTilingArrayLength = 2048;
-
 // Element type of a tiling field. Values are stable: they feed the schema hash.
 enum class TilingFieldType : uint8_t {
   kInt64 = 0,
@@ -42,7 +40,8 @@ enum class TilingFieldType : uint8_t {
 // "int64", "float32", "bool".
 std::string_view TilingFieldTypeName(TilingFieldType type);
 
-// One field of a TilingData struct. `length` is 1 for scalars; `is_array` tells `T x[1]` from `T x`.
+// One field of a TilingData struct. `length` is 1 for scalars; `is_array` tells an array of one
+// element from a scalar.
 struct TilingField {
   std::string_view name;
   TilingFieldType type;
@@ -50,7 +49,9 @@ struct TilingField {
   uint32_t length;
   bool is_array;
 
-  constexpr uint32_t element_size() const { return type == TilingFieldType::kBool ? 1u : type == TilingFieldType::kInt64 ? 8u : 4u; }
+  constexpr uint32_t element_size() const {
+    return type == TilingFieldType::kBool ? 1u : type == TilingFieldType::kInt64 ? 8u : 4u;
+  }
   constexpr uint32_t byte_size() const { return element_size() * length; }
 };
 
@@ -60,8 +61,8 @@ struct TilingSchema {
   std::span<const TilingField> fields;
   size_t size;
   size_t alignment;
-  // FNV-1a 64 over sizeof and each field's name, type, offset, length and array-ness (not the struct
-  // name): equal hashes mean host and kernel agree on the layout.
+  // FNV-1a 64 over sizeof and each field's name, type, offset, length and array-ness (not the
+  // struct name): equal hashes mean host and kernel agree on the layout.
   uint64_t hash;
 
   // nullptr when no field has that name.
@@ -110,7 +111,8 @@ template <size_t N>
 constexpr uint64_t SchemaHash(const std::array<TilingField, N>& fields, size_t size) {
   uint64_t h = Fnv1a(0xcbf29ce484222325ull, size, 8);
   for (const TilingField& f : fields) {
-    for (char c : f.name) h = Fnv1a(h, static_cast<unsigned char>(c), 1);
+    for (char c : f.name)
+      h = Fnv1a(h, static_cast<unsigned char>(c), 1);
     h = Fnv1a(h, 0, 1);  // terminator so "ab"+"c" differs from "a"+"bc"
     h = Fnv1a(h, static_cast<uint64_t>(f.type), 1);
     h = Fnv1a(h, f.offset, 4);
@@ -143,12 +145,14 @@ constexpr bool LayoutMatchesTable(const std::array<TilingField, N>& fields) {
 
 template <class T>
 constexpr std::array<TilingField, T::kTesseraFieldCount_> BuildFieldTable() {
-  static_assert(std::is_standard_layout_v<T> && std::is_trivially_copyable_v<T>,
-                "A TilingData struct must be standard-layout and trivially copyable: declare it "
-                "only with BEGIN_TILING_DATA_DEF / TILING_DATA_FIELD_DEF[_ARR] / END_TILING_DATA_DEF");
+  static_assert(
+      std::is_standard_layout_v<T> && std::is_trivially_copyable_v<T>,
+      "A TilingData struct must be standard-layout and trivially copyable: declare it "
+      "only with BEGIN_TILING_DATA_DEF / TILING_DATA_FIELD_DEF[_ARR] / END_TILING_DATA_DEF");
   constexpr auto fields = CollectFields<T>(std::make_index_sequence<T::kTesseraFieldCount_>{});
-  static_assert(LayoutMatchesTable<T>(fields),
-                "TilingData field table does not match the struct's native layout (sizeof/offsets)");
+  static_assert(
+      LayoutMatchesTable<T>(fields),
+      "TilingData field table does not match the struct's native layout (sizeof/offsets)");
   return fields;
 }
 
@@ -160,7 +164,9 @@ Status CheckBufferSize(const TilingSchema& schema, size_t size);
 
 // True for structs declared with BEGIN_TILING_DATA_DEF.
 template <class T>
-concept TilingData = requires { T::kTesseraFieldCount_; };
+concept TilingData = requires {
+  T::kTesseraFieldCount_;
+};
 
 // The field table of a TilingData struct, in declaration order (= layout order).
 template <TilingData T>
@@ -182,8 +188,8 @@ std::vector<uint8_t> SerializeTiling(const T& data) {
   return bytes;
 }
 
-// Reads a struct back from tiling bytes. Fails with "buffer too short" when `bytes` holds fewer than
-// sizeof(T) bytes (a longer buffer is fine: tiling buffers may be padded).
+// Reads a struct back from tiling bytes. Fails with "buffer too short" when `bytes` holds fewer
+// than sizeof(T) bytes (a longer buffer is fine: tiling buffers may be padded).
 template <TilingData T>
 Result<T> ParseTiling(std::span<const uint8_t> bytes) {
   TESSERA_RETURN_IF_ERROR(detail::CheckBufferSize(TilingSchemaOf<T>(), bytes.size()));
@@ -216,9 +222,9 @@ Status SetTilingFields(T& data, const std::map<std::string, std::string, std::le
                          std::span<uint8_t>(reinterpret_cast<uint8_t*>(&data), sizeof(T)), values);
 }
 
-// {"struct": name, "size": n, "alignment": a, "hash": "0x...", "fields": [{"name", "type", "offset",
-// "length", "is_array", "value"}]}; `value` is a number/bool, or a list for arrays. Fails only when
-// `bytes` is shorter than the struct.
+// {"struct": name, "size": n, "alignment": a, "hash": "0x...", "fields": [{"name", "type",
+// "offset", "length", "is_array", "value"}]}; `value` is a number/bool, or a list for arrays. Fails
+// only when `bytes` is shorter than the struct.
 Result<std::string> TilingToJson(const TilingSchema& schema, std::span<const uint8_t> bytes,
                                  int indent = -1);
 
@@ -241,10 +247,10 @@ inline T GetTilingData(const uint8_t* tiling) {
 
 }  // namespace tessera::tiling
 
-// ---- Declaration macros (Ascend C spelling) -------------------------------------------------------
-// Each field macro declares the member and an overload TesseraTilingField_(FieldIndex<k>) returning
-// its table entry; __COUNTER__ numbers the fields of one struct 0, 1, 2, ... so the table can be
-// collected with an index_sequence once the struct is complete (offsetof needs a complete type).
+// Declaration macros (Ascend C spelling). Each field macro declares the member and an overload
+// TesseraTilingField_(FieldIndex<k>) returning its table entry; __COUNTER__ numbers the fields of
+// one struct 0, 1, 2, ... so the table can be collected with an index_sequence once the struct is
+// complete (offsetof needs a complete type).
 
 #define BEGIN_TILING_DATA_DEF(struct_name)                                  \
   struct struct_name {                                                      \
@@ -252,13 +258,13 @@ inline T GetTilingData(const uint8_t* tiling) {
     static constexpr ::std::string_view kTesseraTilingName_ = #struct_name; \
     static constexpr int kTesseraCounterBase_ = __COUNTER__;
 
-#define TESSERA_TILING_REGISTER_FIELD_(element_type, field_name)                                  \
-  static_assert(::tessera::tiling::detail::kIsTilingElement<element_type>,                        \
-                "Tiling field '" #field_name "': element type must be int64_t, float or bool");   \
-  static constexpr ::tessera::tiling::TilingField TesseraTilingField_(                            \
-      ::tessera::tiling::detail::FieldIndex<__COUNTER__ - kTesseraCounterBase_ - 1>) {            \
-    return ::tessera::tiling::detail::MakeField<decltype(TesseraSelf_::field_name)>(              \
-        #field_name, offsetof(TesseraSelf_, field_name));                                         \
+#define TESSERA_TILING_REGISTER_FIELD_(element_type, field_name)                                \
+  static_assert(::tessera::tiling::detail::kIsTilingElement<element_type>,                      \
+                "Tiling field '" #field_name "': element type must be int64_t, float or bool"); \
+  static constexpr ::tessera::tiling::TilingField TesseraTilingField_(                          \
+      ::tessera::tiling::detail::FieldIndex<__COUNTER__ - kTesseraCounterBase_ - 1>) {          \
+    return ::tessera::tiling::detail::MakeField<decltype(TesseraSelf_::field_name)>(            \
+        #field_name, offsetof(TesseraSelf_, field_name));                                       \
   }
 
 // TILING_DATA_FIELD_DEF(type, name [, default]): a scalar; without a default it is zero.
@@ -268,17 +274,17 @@ inline T GetTilingData(const uint8_t* tiling) {
 
 // TILING_DATA_FIELD_DEF_ARR(type, length, name [, defaults...]): a fixed array of 1..2048 elements;
 // missing defaults are zero.
-#define TILING_DATA_FIELD_DEF_ARR(element_type, length, field_name, ...)                      \
-  static_assert((length) >= 1 && (length) <= 2048,                                           \
+#define TILING_DATA_FIELD_DEF_ARR(element_type, length, field_name, ...)                    \
+  static_assert((length) >= 1 && (length) <= 2048,                                          \
                 "Tiling field '" #field_name "': array length must be between 1 and 2048"); \
-  element_type field_name[length]{__VA_ARGS__};                                              \
+  element_type field_name[length]{__VA_ARGS__};                                             \
   TESSERA_TILING_REGISTER_FIELD_(element_type, field_name)
 
-#define END_TILING_DATA_DEF                                                                 \
-  static constexpr int kTesseraFieldCount_ = __COUNTER__ - kTesseraCounterBase_ - 1;        \
+#define END_TILING_DATA_DEF                                                               \
+  static constexpr int kTesseraFieldCount_ = __COUNTER__ - kTesseraCounterBase_ - 1;      \
   static_assert(kTesseraFieldCount_ > 0, "A TilingData struct needs at least one field"); \
   }
 
 // Kernel side, Ascend C spelling: declares `var` as a copy of the struct in the tiling argument.
-#define GET_TILING_DATA_WITH_STRUCT(struct_type, var, tiling) \
-  const struct_type var = ::tessera::tiling::GetTilingData<struct_type>(tiling)
+#define GET_TILING_DATA_WITH_STRUCT(struct_type, var, tiling_arg) \
+  const struct_type var = ::tessera::tiling::GetTilingData<struct_type>(tiling_arg)

@@ -1,9 +1,10 @@
 // TilingKey: a 64-bit key selecting a compile-time kernel variant (PyPTO rules).
 //
-// A schema is an ordered list of fields {name, bits, values}. A field's offset is the sum of the bits
-// before it; packing stores the *index* of the value in `values`: key = OR_i(index_i << offset_i).
-// Rules: bits > 0; values non-empty and unique; len(values) <= 2^bits; total bits <= 64; names unique
-// and non-empty. An optional is_valid(values in field order) rejects unsupported combinations.
+// A schema is an ordered list of fields {name, bits, values}. A field's offset is the sum of the
+// bits before it; packing stores the *index* of the value in `values`: key = OR_i(index_i <<
+// offset_i). Rules: bits > 0; values non-empty and unique; len(values) <= 2^bits; total bits <= 64;
+// names unique and non-empty. An optional is_valid(values in field order) rejects unsupported
+// combinations.
 //
 // Two forms share the rules:
 //  - StaticKeySchema<N>: constexpr; a broken rule is a compile error; drives kernel specialisation.
@@ -72,7 +73,8 @@ enum class KeyRule : uint8_t {
 struct KeyRuleResult {
   KeyRule rule = KeyRule::kOk;
   size_t field = 0;
-  int64_t value = 0;  // the duplicated value for kDuplicateValue, the running total for kTooManyBits
+  int64_t value =
+      0;  // the duplicated value for kDuplicateValue, the running total for kTooManyBits
 };
 
 // Checks every rule in field order; `Fields` is any range of {name, bits, values}.
@@ -92,9 +94,10 @@ constexpr KeyRuleResult CheckKeyRules(const Fields& fields) {
         if (f.values[a] == f.values[b]) return {KeyRule::kDuplicateValue, i, f.values[a]};
       }
     }
-    total += f.bits;
+    const int bits = f.bits;
+    total += bits;
     if (total > kMaxKeyBits) return {KeyRule::kTooManyBits, i, total};
-    if (f.bits < 64 && f.values.size() > (uint64_t{1} << f.bits)) {
+    if (bits < 64 && f.values.size() > (uint64_t{1} << bits)) {
       return {KeyRule::kTooManyValues, i, static_cast<int64_t>(f.values.size())};
     }
   }
@@ -110,8 +113,8 @@ constexpr int64_t IndexOfValue(const Values& values, int64_t value) {
   return -1;
 }
 
-// Never defined: a static schema breaking a rule calls one of these from a consteval constructor, so
-// the compiler stops and the function's name in its error says which rule was broken.
+// Never defined: a static schema breaking a rule calls one of these from a consteval constructor,
+// so the compiler stops and the function's name in its error says which rule was broken.
 void TilingKeyRuleBroken_field_name_must_be_non_empty();
 void TilingKeyRuleBroken_field_names_must_be_unique();
 void TilingKeyRuleBroken_bits_must_be_positive();
@@ -129,16 +132,32 @@ class StaticKeySchema {
  public:
   consteval StaticKeySchema(const KeyField (&fields)[N], KeyPredicate is_valid = nullptr)
       : is_valid_(is_valid) {
-    for (size_t i = 0; i < N; ++i) fields_[i] = fields[i];
+    for (size_t i = 0; i < N; ++i)
+      fields_[i] = fields[i];
     switch (detail::CheckKeyRules(fields_).rule) {
-      case detail::KeyRule::kOk: break;
-      case detail::KeyRule::kEmptyName: detail::TilingKeyRuleBroken_field_name_must_be_non_empty(); break;
-      case detail::KeyRule::kDuplicateName: detail::TilingKeyRuleBroken_field_names_must_be_unique(); break;
-      case detail::KeyRule::kBitsNotPositive: detail::TilingKeyRuleBroken_bits_must_be_positive(); break;
-      case detail::KeyRule::kNoValues: detail::TilingKeyRuleBroken_values_must_be_non_empty(); break;
-      case detail::KeyRule::kDuplicateValue: detail::TilingKeyRuleBroken_values_must_be_unique(); break;
-      case detail::KeyRule::kTooManyValues: detail::TilingKeyRuleBroken_more_values_than_2_pow_bits(); break;
-      case detail::KeyRule::kTooManyBits: detail::TilingKeyRuleBroken_total_bits_exceed_64(); break;
+      case detail::KeyRule::kOk:
+        break;
+      case detail::KeyRule::kEmptyName:
+        detail::TilingKeyRuleBroken_field_name_must_be_non_empty();
+        break;
+      case detail::KeyRule::kDuplicateName:
+        detail::TilingKeyRuleBroken_field_names_must_be_unique();
+        break;
+      case detail::KeyRule::kBitsNotPositive:
+        detail::TilingKeyRuleBroken_bits_must_be_positive();
+        break;
+      case detail::KeyRule::kNoValues:
+        detail::TilingKeyRuleBroken_values_must_be_non_empty();
+        break;
+      case detail::KeyRule::kDuplicateValue:
+        detail::TilingKeyRuleBroken_values_must_be_unique();
+        break;
+      case detail::KeyRule::kTooManyValues:
+        detail::TilingKeyRuleBroken_more_values_than_2_pow_bits();
+        break;
+      case detail::KeyRule::kTooManyBits:
+        detail::TilingKeyRuleBroken_total_bits_exceed_64();
+        break;
     }
   }
 
@@ -148,7 +167,8 @@ class StaticKeySchema {
 
   constexpr int offset(size_t field) const {
     int off = 0;
-    for (size_t i = 0; i < field; ++i) off += fields_[i].bits;
+    for (size_t i = 0; i < field; ++i)
+      off += fields_[i].bits;
     return off;
   }
   constexpr int total_bits() const { return offset(N); }
@@ -178,10 +198,12 @@ class StaticKeySchema {
     std::array<size_t, N> idx{};
     while (true) {
       std::array<int64_t, N> values{};
-      for (size_t i = 0; i < N; ++i) values[i] = fields_[i].values[idx[i]];
+      for (size_t i = 0; i < N; ++i)
+        values[i] = fields_[i].values[idx[i]];
       if (is_valid_ == nullptr || is_valid_(values)) fn(values);
       size_t i = N;
-      while (i > 0 && ++idx[i - 1] == fields_[i - 1].values.size()) idx[--i] = 0;
+      while (i > 0 && ++idx[i - 1] == fields_[i - 1].values.size())
+        idx[--i] = 0;
       if (i == 0) return;
     }
   }
@@ -238,8 +260,8 @@ class KeySchema {
   int offset(size_t field) const { return offsets_[field]; }
   int total_bits() const { return total_bits_; }
 
-  // Checks a key map: exactly the schema's fields (errors: missing field, extra field), each value in
-  // its list (error names field, value and list), and is_valid (error names the combination).
+  // Checks a key map: exactly the schema's fields (errors: missing field, extra field), each value
+  // in its list (error names field, value and list), and is_valid (error names the combination).
   Status Validate(const KeyMap& key) const;
   // Validate, then pack.
   Result<uint64_t> Pack(const KeyMap& key) const;
