@@ -2,11 +2,7 @@
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY include/tessera DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-set(_tessera_exported tessera_core tessera_device tessera_warnings)
-if(TARGET tessera_tiling)
-  list(APPEND _tessera_exported tessera_tiling)
-endif()
-install(TARGETS ${_tessera_exported}
+install(TARGETS tessera_core tessera_device tessera_tiling tessera_kernel tessera_warnings
         EXPORT tesseraTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

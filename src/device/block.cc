@@ -1,3 +1,4 @@
+#include <atomic>
 #include <stdexcept>
 
 #include "block_state.h"
@@ -22,6 +23,11 @@ BlockContext* CurrentBlockContext() {
 }
 void SetCurrentBlockContext(BlockContext* ctx) {
   tls_block = ctx;
+}
+
+std::atomic<BlockExitHook>& BlockExitHookSlot() {
+  static std::atomic<BlockExitHook> hook{nullptr};
+  return hook;
 }
 
 }  // namespace detail
@@ -88,5 +94,14 @@ void FailBlock(StatusCode code, std::string message) {
   throw detail::BlockFailure{
       Status(code == StatusCode::kOk ? StatusCode::kKernelError : code, std::move(message))};
 }
+
+void RecordBlockFailure(StatusCode code, std::string message) {
+  BlockContext* ctx = detail::tls_block;
+  if (ctx == nullptr) return;
+  ctx->launch->Fail(*ctx, Status(code == StatusCode::kOk ? StatusCode::kKernelError : code,
+                                 std::move(message)));
+}
+
+void SetBlockExitHook(BlockExitHook hook) { detail::BlockExitHookSlot().store(hook); }
 
 }  // namespace tessera::device

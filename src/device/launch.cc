@@ -151,8 +151,10 @@ void LaunchJob::RunBlock(uint32_t fiber_index) {
   FillContext(ctx, fiber_index);
   ArenaLease arenas(ctx, arch_, checked_);
   SetCurrentBlockContext(&ctx);
+  bool completed = false;
   try {
     request_.invoke(request_.payload);
+    completed = true;
   } catch (const BlockAbort&) {
   } catch (const BlockFailure& failure) {
     Fail(ctx, failure.status);
@@ -161,6 +163,7 @@ void LaunchJob::RunBlock(uint32_t fiber_index) {
   } catch (...) {
     Fail(ctx, KernelError("threw an exception that is not a std::exception"));
   }
+  if (BlockExitHook hook = BlockExitHookSlot().load(std::memory_order_acquire)) hook(ctx, completed);
   SetCurrentBlockContext(nullptr);
   progress_.fetch_add(1, std::memory_order_acq_rel);
 }

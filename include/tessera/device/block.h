@@ -46,6 +46,10 @@ struct BlockContext {
   std::byte* l0c = nullptr;
   size_t l0c_bytes = 0;
 
+  // Per-block state of the layer above (the kernel API keeps its pipes, queues and checks here);
+  // created on first use, released by the block-exit hook.
+  void* layer_state = nullptr;
+
   // Runtime bookkeeping; not for kernels.
   detail::LaunchJob* launch = nullptr;
   uint32_t fiber_index = 0;  // position among all cores of the launch
@@ -83,5 +87,15 @@ void CrossCoreWaitFlag(CrossCoreMode mode, uint32_t flag_id);
 // kernel name, block index and core type) and makes the stream's error sticky. Other blocks of the
 // launch waiting in SyncAll or on flags are released and stop.
 [[noreturn]] void FailBlock(StatusCode code, std::string message);
+
+// Like FailBlock, but returns: for findings made where unwinding is not possible (destructors,
+// block-exit hooks). The first failure of a launch is the one reported.
+void RecordBlockFailure(StatusCode code, std::string message);
+
+// Called when a block ends (normally, by failure or by abort), before its arenas are released, for
+// every block of every launch. The layer above installs one hook to check and free its per-block
+// state; a second call replaces the first. The hook must not throw.
+using BlockExitHook = void (*)(BlockContext& ctx, bool completed_normally);
+void SetBlockExitHook(BlockExitHook hook);
 
 }  // namespace tessera::device

@@ -130,8 +130,16 @@ void TilingKeyRuleBroken_total_bits_exceed_64();
 template <size_t N>
 class StaticKeySchema {
  public:
-  consteval StaticKeySchema(const KeyField (&fields)[N], KeyPredicate is_valid = nullptr)
-      : is_valid_(is_valid) {
+  consteval StaticKeySchema(const KeyField (&fields)[N])
+      : StaticKeySchema(fields, nullptr, false) {}
+  // Comparing a function pointer with null is not a constant expression under GCC's sanitizers, so
+  // whether a predicate exists is decided by the overload, not by a comparison.
+  consteval StaticKeySchema(const KeyField (&fields)[N], KeyPredicate is_valid)
+      : StaticKeySchema(fields, is_valid, true) {}
+
+ private:
+  consteval StaticKeySchema(const KeyField (&fields)[N], KeyPredicate is_valid, bool has_is_valid)
+      : is_valid_(is_valid), has_is_valid_(has_is_valid) {
     for (size_t i = 0; i < N; ++i)
       fields_[i] = fields[i];
     switch (detail::CheckKeyRules(fields_).rule) {
@@ -161,9 +169,11 @@ class StaticKeySchema {
     }
   }
 
+ public:
   static constexpr size_t size() { return N; }
   constexpr const std::array<KeyField, N>& fields() const { return fields_; }
   constexpr KeyPredicate is_valid() const { return is_valid_; }
+  constexpr bool has_is_valid() const { return has_is_valid_; }
 
   constexpr int offset(size_t field) const {
     int off = 0;
@@ -178,7 +188,7 @@ class StaticKeySchema {
     for (size_t i = 0; i < N; ++i) {
       if (detail::IndexOfValue(fields_[i].values, values[i]) < 0) return false;
     }
-    return is_valid_ == nullptr || is_valid_(values);
+    return !has_is_valid_ || is_valid_(values);
   }
 
   // The packed key of `values` (one per field, in order); nullopt when !Accepts(values).
@@ -200,7 +210,7 @@ class StaticKeySchema {
       std::array<int64_t, N> values{};
       for (size_t i = 0; i < N; ++i)
         values[i] = fields_[i].values[idx[i]];
-      if (is_valid_ == nullptr || is_valid_(values)) fn(values);
+      if (!has_is_valid_ || is_valid_(values)) fn(values);
       size_t i = N;
       while (i > 0 && ++idx[i - 1] == fields_[i - 1].values.size())
         idx[--i] = 0;
@@ -217,6 +227,7 @@ class StaticKeySchema {
  private:
   std::array<KeyField, N> fields_{};
   KeyPredicate is_valid_;
+  bool has_is_valid_;
 };
 
 // Every valid combination of a static schema, in ForEachValid order; constexpr.
@@ -251,7 +262,7 @@ class KeySchema {
       defs.push_back({std::string(f.name), f.bits, {f.values.begin(), f.values.end()}});
     }
     Predicate pred;
-    if (schema.is_valid() != nullptr) pred = schema.is_valid();
+    if (schema.has_is_valid()) pred = schema.is_valid();
     // Cannot fail: the static schema passed the same rules at compile time.
     return Create(std::move(defs), std::move(pred)).value();
   }

@@ -1,0 +1,224 @@
+// DataCopy and DataCopyPad: moving data between global memory (GM) and on-chip buffers (UB).
+//
+// As on the NPU, DataCopy moves whole 32-byte blocks: a count form whose byte length must be a
+// multiple of 32, and a strided 2-D form (DataCopyParams, lengths and strides in 32-byte blocks).
+// DataCopyPad moves any byte length (DataCopyExtParams) and pads the UB side up to 32 bytes.
+// Checked mode reports lengths and addresses that are not 32-byte aligned and copies outside a
+// tensor's extent; fast mode does no checks. Large UB->GM copies into big outputs use streaming
+// stores, since such outputs will not be read again soon (PERF_NOTES: ~1.25x bandwidth).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "tessera/kernel/check.h"
+#include "tessera/kernel/global_tensor.h"
+#include "tessera/kernel/local_tensor.h"
+
+namespace tessera::kernel {
+
+// 2-D copy: blockCount blocks of blockLen 32-byte units; between blocks the source skips srcStride
+// and the destination dstStride units (gaps, not pitches).
+struct DataCopyParams {
+  uint16_t blockCount = 1;
+  uint16_t blockLen = 0;
+  uint16_t srcStride = 0;
+  uint16_t dstStride = 0;
+};
+
+// DataCopyPad: blockLen in bytes. Strides are gaps: in bytes on the GM side, in 32-byte blocks on
+// the UB side (each UB block starts 32-byte aligned).
+struct DataCopyExtParams {
+  uint16_t blockCount = 1;
+  uint32_t blockLen = 0;
+  uint32_t srcStride = 0;
+  uint32_t dstStride = 0;
+  uint32_t rsv = 0;
+};
+
+template <class T>
+struct DataCopyPadExtParams {
+  bool isPad = false;
+  uint8_t leftPadding = 0;   // elements written before each block's data (GM->UB)
+  uint8_t rightPadding = 0;  // elements written after it; the rest of the 32-byte block stays as is
+  T paddingValue{};
+};
+
+namespace detail {
+
+inline constexpr uint32_t kBlockBytes = 32;
+
+// Copies into global memory; `streaming` selects non-temporal stores.
+void CopyToGlobal(void* dst, const void* src, size_t bytes, bool streaming);
+// Streaming pays off when the destination tensor is larger than the caches it would evict.
+inline bool PreferStreaming(uint64_t extent_bytes, size_t copy_bytes) {
+  return extent_bytes >= (uint64_t{8} << 20) && copy_bytes >= 4096;
+}
+void FailAlignment(const char* api, const char* what, uint64_t value);
+
+template <class T>
+void CheckCountCopy(const char* api, bool checked, const void* dst, const void* src, uint32_t count) {
+  if (!checked) return;
+  const uint64_t bytes = uint64_t{count} * sizeof(T);
+  if (bytes % kBlockBytes != 0) FailAlignment(api, "length in bytes", bytes);
+  if (reinterpret_cast<uintptr_t>(dst) % kBlockBytes != 0) {
+    FailAlignment(api, "destination address", reinterpret_cast<uintptr_t>(dst));
+  }
+  if (reinterpret_cast<uintptr_t>(src) % kBlockBytes != 0) {
+    FailAlignment(api, "source address", reinterpret_cast<uintptr_t>(src));
+  }
+}
+
+// Elements spanned by a 2-D copy whose blocks are `len` units long with `gap` units between them.
+inline uint64_t SpanUnits(uint16_t count, uint64_t len, uint64_t gap) {
+  return count == 0 ? 0 : uint64_t{count} * len + uint64_t{count - 1u} * gap;
+}
+
+}  // namespace detail
+
+// GM -> UB, `count` elements.
+template <class T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count) {
+  detail::CheckCountCopy<T>("DataCopy", dst.checked(), dst.data(), src.data(), count);
+  dst.CheckRange(count, "DataCopy", "destination");
+  src.CheckRange(count, "DataCopy", "source");
+  std::memcpy(dst.data(), src.data(), size_t{count} * sizeof(T));
+}
+
+// UB -> GM, `count` elements.
+template <class T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count) {
+  detail::CheckCountCopy<T>("DataCopy", src.checked(), dst.data(), src.data(), count);
+  dst.CheckRange(count, "DataCopy", "destination");
+  src.CheckRange(count, "DataCopy", "source");
+  const size_t bytes = size_t{count} * sizeof(T);
+  detail::CopyToGlobal(dst.data(), src.data(), bytes,
+                       detail::PreferStreaming(dst.GetSize() * sizeof(T), bytes));
+}
+
+// UB -> UB, `count` elements.
+template <class T>
+void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count) {
+  detail::CheckCountCopy<T>("DataCopy", dst.checked(), dst.data(), src.data(), count);
+  dst.CheckRange(count, "DataCopy", "destination");
+  src.CheckRange(count, "DataCopy", "source");
+  std::memmove(dst.data(), src.data(), size_t{count} * sizeof(T));
+}
+
+namespace detail {
+
+// The strided copy shared by the three directions; Dst/Src are tensors.
+template <class T, class Dst, class Src>
+void StridedCopy(const Dst& dst, const Src& src, const DataCopyParams& p, bool to_global) {
+  constexpr uint64_t kUnit = kBlockBytes / sizeof(T);  // elements per 32-byte block
+  const bool checked = dst.checked() || src.checked();
+  TESSERA_KERNEL_CHECK(checked, p.blockLen > 0 || p.blockCount == 0, "DataCopy",
+                       "DataCopyParams.blockLen is 0; expected the block length in 32-byte units");
+  if (checked) {
+    if (reinterpret_cast<uintptr_t>(dst.data()) % kBlockBytes) {
+      FailAlignment("DataCopy", "destination address", reinterpret_cast<uintptr_t>(dst.data()));
+    }
+    if (reinterpret_cast<uintptr_t>(src.data()) % kBlockBytes) {
+      FailAlignment("DataCopy", "source address", reinterpret_cast<uintptr_t>(src.data()));
+    }
+    dst.CheckRange(static_cast<uint32_t>(SpanUnits(p.blockCount, p.blockLen, p.dstStride) * kUnit),
+                   "DataCopy", "destination (DataCopyParams)");
+    src.CheckRange(static_cast<uint32_t>(SpanUnits(p.blockCount, p.blockLen, p.srcStride) * kUnit),
+                   "DataCopy", "source (DataCopyParams)");
+  }
+  T* d = dst.data();
+  const T* s = src.data();
+  const size_t bytes = p.blockLen * kBlockBytes;
+  for (uint16_t b = 0; b < p.blockCount; ++b) {
+    if (to_global) {
+      CopyToGlobal(d, s, bytes, false);
+    } else {
+      std::memmove(d, s, bytes);
+    }
+    d += (uint64_t{p.blockLen} + p.dstStride) * kUnit;
+    s += (uint64_t{p.blockLen} + p.srcStride) * kUnit;
+  }
+}
+
+}  // namespace detail
+
+template <class T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& params) {
+  detail::StridedCopy<T>(dst, src, params, false);
+}
+template <class T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params) {
+  detail::StridedCopy<T>(dst, src, params, true);
+}
+template <class T>
+void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params) {
+  detail::StridedCopy<T>(dst, src, params, false);
+}
+
+// GM -> UB of any byte length: each of blockCount blocks (blockLen bytes, srcStride bytes apart in
+// GM) lands at a 32-byte aligned UB position; with isPad, leftPadding/rightPadding elements of
+// paddingValue are written around it.
+template <class T>
+void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
+                 const DataCopyPadExtParams<T>& pad) {
+  const bool checked = dst.checked() || src.checked();
+  TESSERA_KERNEL_CHECK(checked, p.blockLen % sizeof(T) == 0, "DataCopyPad",
+                       "blockLen " + std::to_string(p.blockLen) + " is not a multiple of the " +
+                           std::to_string(sizeof(T)) + "-byte element");
+  TESSERA_KERNEL_CHECK(checked, reinterpret_cast<uintptr_t>(dst.data()) % detail::kBlockBytes == 0,
+                       "DataCopyPad", "destination UB address is not 32-byte aligned");
+  const uint64_t elems = p.blockLen / sizeof(T);
+  const uint64_t padded = pad.isPad ? pad.leftPadding + elems + pad.rightPadding : elems;
+  const uint64_t ub_block = (padded * sizeof(T) + detail::kBlockBytes - 1) / detail::kBlockBytes;
+  const uint64_t ub_pitch = (ub_block + p.dstStride) * (detail::kBlockBytes / sizeof(T));
+  const uint64_t gm_pitch = p.blockLen + uint64_t{p.srcStride};
+  if (checked && p.blockCount > 0) {
+    dst.CheckRange(static_cast<uint32_t>(ub_pitch * (p.blockCount - 1u) + padded), "DataCopyPad",
+                   "destination");
+    TESSERA_KERNEL_CHECK(checked, p.srcStride % sizeof(T) == 0, "DataCopyPad",
+                         "srcStride " + std::to_string(p.srcStride) + " bytes is not a multiple of the element");
+    src.CheckRange((gm_pitch * (p.blockCount - 1u) + p.blockLen) / sizeof(T), "DataCopyPad",
+                   "source");
+  }
+  for (uint16_t b = 0; b < p.blockCount; ++b) {
+    T* row = dst.data() + ub_pitch * b;
+    const auto* from = reinterpret_cast<const std::byte*>(src.data()) + gm_pitch * b;
+    if (pad.isPad) {
+      for (uint8_t i = 0; i < pad.leftPadding; ++i) row[i] = pad.paddingValue;
+      row += pad.leftPadding;
+    }
+    std::memcpy(row, from, p.blockLen);
+    if (pad.isPad) {
+      for (uint8_t i = 0; i < pad.rightPadding; ++i) row[elems + i] = pad.paddingValue;
+    }
+  }
+}
+
+// UB -> GM of any byte length: each block's first blockLen bytes go to GM (dstStride bytes apart);
+// UB blocks start 32-byte aligned, srcStride 32-byte units apart.
+template <class T>
+void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& p) {
+  const bool checked = dst.checked() || src.checked();
+  TESSERA_KERNEL_CHECK(checked, p.blockLen % sizeof(T) == 0, "DataCopyPad",
+                       "blockLen " + std::to_string(p.blockLen) + " is not a multiple of the " +
+                           std::to_string(sizeof(T)) + "-byte element");
+  const uint64_t ub_block = (uint64_t{p.blockLen} + detail::kBlockBytes - 1) / detail::kBlockBytes;
+  const uint64_t ub_pitch = (ub_block + p.srcStride) * (detail::kBlockBytes / sizeof(T));
+  const uint64_t gm_pitch = p.blockLen + uint64_t{p.dstStride};
+  if (checked && p.blockCount > 0) {
+    src.CheckRange(static_cast<uint32_t>(ub_pitch * (p.blockCount - 1u) + p.blockLen / sizeof(T)),
+                   "DataCopyPad", "source");
+    TESSERA_KERNEL_CHECK(checked, p.dstStride % sizeof(T) == 0, "DataCopyPad",
+                         "dstStride " + std::to_string(p.dstStride) + " bytes is not a multiple of the element");
+    dst.CheckRange((gm_pitch * (p.blockCount - 1u) + p.blockLen) / sizeof(T), "DataCopyPad",
+                   "destination");
+  }
+  for (uint16_t b = 0; b < p.blockCount; ++b) {
+    auto* to = reinterpret_cast<std::byte*>(dst.data()) + gm_pitch * b;
+    detail::CopyToGlobal(to, src.data() + ub_pitch * b, p.blockLen, false);
+  }
+}
+
+}  // namespace tessera::kernel

@@ -1,0 +1,76 @@
+// GlobalTensor<T>: a view of device (global) memory handed to a kernel as a pointer argument.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tessera/device/memory.h"
+#include "tessera/kernel/check.h"
+
+namespace tessera::kernel {
+
+template <class T>
+class GlobalTensor {
+ public:
+  using PrimType = T;
+
+  // `count` elements from `buffer`. In checked mode the buffer must be device memory.
+  void SetGlobalBuffer(T* buffer, uint64_t count) {
+    data_ = buffer;
+    size_ = count;
+    checked_ = CheckedLaunch();
+    TESSERA_KERNEL_CHECK(checked_, buffer == nullptr || device::IsDeviceAddress(buffer),
+                         "GlobalTensor::SetGlobalBuffer",
+                         "buffer is not device memory (use a kernel pointer argument)");
+  }
+  void SetGlobalBuffer(T* buffer) { SetGlobalBuffer(buffer, UINT64_MAX / sizeof(T)); }
+
+  uint64_t GetSize() const { return size_; }
+  T* GetPhyAddr() const { return data_; }
+  T* data() const { return data_; }
+  bool checked() const { return checked_; }
+
+  T GetValue(uint64_t index) const {
+    CheckIndex(index, "GlobalTensor::GetValue");
+    return data_[index];
+  }
+  void SetValue(uint64_t index, T value) const {
+    CheckIndex(index, "GlobalTensor::SetValue");
+    data_[index] = value;
+  }
+  T& operator()(uint64_t index) const {
+    CheckIndex(index, "GlobalTensor::operator()");
+    return data_[index];
+  }
+  // The view starting `offset` elements in.
+  GlobalTensor operator[](uint64_t offset) const {
+    TESSERA_KERNEL_CHECK(checked_, offset <= size_, "GlobalTensor::operator[]",
+                         "offset " + std::to_string(offset) + " is outside the tensor's extent of " +
+                             std::to_string(size_) + " elements");
+    GlobalTensor view = *this;
+    view.data_ += offset;
+    view.size_ = offset <= size_ ? size_ - offset : 0;
+    return view;
+  }
+
+  // Checked mode: fails the block unless [0, count) lies in the extent.
+  void CheckRange(uint64_t count, const char* api, const char* role) const {
+    TESSERA_KERNEL_CHECK(checked_, count <= size_, api,
+                         std::string(role) + ": " + std::to_string(count) +
+                             " elements exceed the global tensor's extent of " +
+                             std::to_string(size_));
+  }
+
+ private:
+  void CheckIndex(uint64_t index, const char* api) const {
+    TESSERA_KERNEL_CHECK(checked_, index < size_, api,
+                         "index " + std::to_string(index) + " is outside the global tensor's extent of " +
+                             std::to_string(size_) + " elements");
+  }
+
+  T* data_ = nullptr;
+  uint64_t size_ = 0;
+  bool checked_ = false;
+};
+
+}  // namespace tessera::kernel

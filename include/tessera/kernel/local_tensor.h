@@ -1,0 +1,114 @@
+// LocalTensor<T>: a view of elements in this core's on-chip memory (UB for vector kernels).
+//
+// Views come from TQue::AllocTensor / DeQue and TBuf::Get; `tensor[offset]` is the view starting
+// `offset` elements in, as in Ascend C. In checked mode every element access and every vector
+// instruction is bounds-checked against the view, and a view of a buffer already returned with
+// FreeTensor is reported.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tessera/core/float16.h"
+#include "tessera/kernel/check.h"
+
+namespace tessera::kernel {
+
+enum class TPosition : uint8_t {
+  GM = 0,
+  VECIN,
+  VECOUT,
+  VECCALC,
+  A1,
+  A2,
+  B1,
+  B2,
+  C1,
+  C2,
+  CO1,
+  CO2,
+};
+
+const char* TPositionName(TPosition pos);
+
+template <class T>
+class LocalTensor {
+ public:
+  using PrimType = T;
+
+  LocalTensor() = default;
+  // For the pipe layer: a view of `size` elements at `data`. `generation` points at the owning
+  // buffer's counter (bumped by FreeTensor); the view is stale once it differs from `seen`.
+  LocalTensor(T* data, uint32_t size, TPosition pos, bool checked, const uint32_t* generation,
+              uint32_t seen)
+      : data_(data), size_(size), pos_(pos), checked_(checked), generation_(generation),
+        seen_(seen) {}
+
+  uint32_t GetSize() const { return size_; }
+  uint32_t GetLength() const { return size_ * static_cast<uint32_t>(sizeof(T)); }  // bytes
+  TPosition GetPosition() const { return pos_; }
+  T* GetPhyAddr() const { return data_; }
+  T* data() const { return data_; }
+  bool checked() const { return checked_; }
+
+  T GetValue(uint32_t index) const {
+    CheckIndex(index, "LocalTensor::GetValue");
+    return data_[index];
+  }
+  void SetValue(uint32_t index, T value) const {
+    CheckIndex(index, "LocalTensor::SetValue");
+    data_[index] = value;
+  }
+  T& operator()(uint32_t index) const {
+    CheckIndex(index, "LocalTensor::operator()");
+    return data_[index];
+  }
+  // The view starting `offset` elements in (offset == size gives an empty view).
+  LocalTensor operator[](uint32_t offset) const {
+    TESSERA_KERNEL_CHECK(checked_, offset <= size_ && Live(), "LocalTensor::operator[]",
+                         Describe(offset, "offset"));
+    LocalTensor view = *this;
+    view.data_ += offset;
+    view.size_ = offset <= size_ ? size_ - offset : 0;
+    return view;
+  }
+  // The same bytes seen as U (size rounds down to whole elements).
+  template <class U>
+  LocalTensor<U> ReinterpretCast() const {
+    return LocalTensor<U>(reinterpret_cast<U*>(data_),
+                          static_cast<uint32_t>(uint64_t{size_} * sizeof(T) / sizeof(U)), pos_,
+                          checked_, generation_, seen_);
+  }
+
+  // True while the buffer behind the view has not been freed (always true in fast mode views).
+  bool Live() const { return generation_ == nullptr || *generation_ == seen_; }
+  const uint32_t* generation() const { return generation_; }
+  uint32_t seen_generation() const { return seen_; }
+
+  // Checked mode: fails the block unless [0, count) lies in this view of a live buffer.
+  void CheckRange(uint32_t count, const char* api, const char* role) const {
+    TESSERA_KERNEL_CHECK(checked_, count <= size_ && Live(), api,
+                         std::string(role) + (Live() ? "" : " (a tensor already freed with FreeTensor)") +
+                             ": count " + std::to_string(count) + " exceeds the tensor's " +
+                             std::to_string(size_) + " elements");
+  }
+
+ private:
+  void CheckIndex(uint32_t index, const char* api) const {
+    TESSERA_KERNEL_CHECK(checked_, index < size_ && Live(), api, Describe(index, "index"));
+  }
+  std::string Describe(uint32_t value, const char* what) const {
+    if (!Live()) return "the tensor's buffer was already freed with FreeTensor";
+    return std::string(what) + " " + std::to_string(value) + " is outside the tensor's " +
+           std::to_string(size_) + " elements (" + TPositionName(pos_) + ")";
+  }
+
+  T* data_ = nullptr;
+  uint32_t size_ = 0;
+  TPosition pos_ = TPosition::VECCALC;
+  bool checked_ = false;
+  const uint32_t* generation_ = nullptr;
+  uint32_t seen_ = 0;
+};
+
+}  // namespace tessera::kernel

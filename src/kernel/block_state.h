@@ -1,0 +1,23 @@
+// Per-block state of the kernel API, kept in BlockContext::layer_state and checked and released
+// by the block-exit hook.
+#pragma once
+
+#include <cstdint>
+
+#include "tessera/device/block.h"
+#include "tessera/kernel/sync.h"
+
+namespace tessera::kernel::detail {
+
+enum class Memory : uint8_t { kUb = 0, kL1, kL0a, kL0b, kL0c, kCount };
+
+struct KernelBlockState {
+  uint64_t used[static_cast<int>(Memory::kCount)] = {};  // bytes handed out by TPipes
+  // SetFlag count minus WaitFlag count per event and id (checked mode only).
+  int32_t flags[static_cast<int>(HardEvent::kCount)][kMaxEventId] = {};
+};
+
+// The running block's state, created on first use. Fails (throws) outside a kernel.
+KernelBlockState& State(const char* api);
+
+}  // namespace tessera::kernel::detail

@@ -1,0 +1,216 @@
+#include "tessera/kernel/pipe.h"
+
+#include <exception>
+
+#include "block_state.h"
+
+namespace tessera::kernel {
+namespace detail {
+namespace {
+
+const char* MemoryName(Memory m) {
+  static const char* const kNames[] = {"UB", "L1", "L0A", "L0B", "L0C"};
+  return kNames[static_cast<int>(m)];
+}
+
+Memory MemoryOf(TPosition pos) {
+  switch (pos) {
+    case TPosition::A1:
+    case TPosition::B1:
+    case TPosition::C1: return Memory::kL1;
+    case TPosition::A2: return Memory::kL0a;
+    case TPosition::B2: return Memory::kL0b;
+    case TPosition::CO1: return Memory::kL0c;
+    default: return Memory::kUb;
+  }
+}
+
+void Arena(const device::BlockContext& ctx, Memory m, std::byte** base, size_t* bytes) {
+  switch (m) {
+    case Memory::kL1: *base = ctx.l1, *bytes = ctx.l1_bytes; break;
+    case Memory::kL0a: *base = ctx.l0a, *bytes = ctx.l0a_bytes; break;
+    case Memory::kL0b: *base = ctx.l0b, *bytes = ctx.l0b_bytes; break;
+    case Memory::kL0c: *base = ctx.l0c, *bytes = ctx.l0c_bytes; break;
+    default: *base = ctx.ub, *bytes = ctx.ub_bytes; break;
+  }
+}
+
+const char* StateName(int state) {
+  static const char* const kNames[] = {"free", "allocated", "enqueued", "dequeued"};
+  return kNames[state];
+}
+
+void ExitHook(device::BlockContext& ctx, bool completed) {
+  auto* state = static_cast<KernelBlockState*>(ctx.layer_state);
+  if (state == nullptr) return;
+  if (completed && ctx.checked) {
+    for (int e = 0; e < static_cast<int>(HardEvent::kCount); ++e) {
+      for (int id = 0; id < kMaxEventId; ++id) {
+        const int32_t pending = state->flags[e][id];
+        if (pending > 0) {
+          KernelFinding("SetFlag", std::string("SetFlag<") + HardEventName(static_cast<HardEvent>(e)) +
+                                       ">(" + std::to_string(id) + ") was set " +
+                                       std::to_string(pending) +
+                                       " time(s) more than it was waited for by the end of the kernel");
+        }
+      }
+    }
+  }
+  delete state;
+  ctx.layer_state = nullptr;
+}
+
+// Installs the hook when the library loads.
+const bool kHookInstalled = [] {
+  device::SetBlockExitHook(&ExitHook);
+  return true;
+}();
+
+}  // namespace
+
+KernelBlockState& State(const char* api) {
+  device::BlockContext* ctx = const_cast<device::BlockContext*>(device::CurrentBlock());
+  if (ctx == nullptr) KernelFail(api, "called outside a kernel");
+  if (ctx->layer_state == nullptr) ctx->layer_state = new KernelBlockState();
+  return *static_cast<KernelBlockState*>(ctx->layer_state);
+}
+
+bool CheckedBlock() { return CheckedLaunch(); }
+
+QueueBase::~QueueBase() {
+  if (!checked_ || std::uncaught_exceptions() > 0) return;
+  int live = 0;
+  for (int32_t i = 0; i < num_; ++i) live += slots_[i].state != Slot::State::kFree;
+  if (live > 0) {
+    KernelFinding("FreeTensor", Name() + ": " + std::to_string(live) +
+                                    " tensor(s) taken with AllocTensor were not freed with "
+                                    "FreeTensor by the end of the kernel");
+  }
+}
+
+std::string QueueBase::Name() const {
+  return std::string("TQue<") + TPositionName(pos_) + ", depth " + std::to_string(depth_) + ">";
+}
+
+void QueueBase::Attach(std::byte* base, int32_t num, uint32_t bytes_each, bool checked) {
+  num_ = num;
+  bytes_each_ = bytes_each;
+  checked_ = checked;
+  for (int32_t i = 0; i < num; ++i) slots_[i].addr = base + uint64_t{bytes_each} * static_cast<uint64_t>(i);
+}
+
+bool QueueBase::HasBuffer(const void* addr) const {
+  for (int32_t i = 0; i < num_; ++i) {
+    if (slots_[i].addr == addr) return true;
+  }
+  return false;
+}
+
+int32_t QueueBase::Alloc() {
+  if (num_ == 0) KernelFail("AllocTensor", Name() + " has no buffers: call TPipe::InitBuffer first");
+  for (int32_t k = 0; k < num_; ++k) {
+    const int32_t i = (next_alloc_ + k) % num_;
+    if (slots_[i].state == Slot::State::kFree) {
+      slots_[i].state = Slot::State::kAllocated;
+      next_alloc_ = (i + 1) % num_;
+      return i;
+    }
+  }
+  KernelFail("AllocTensor", Name() + ": all " + std::to_string(num_) +
+                                " buffers are in use; FreeTensor one before allocating another");
+}
+
+void QueueBase::EnQue(const void* addr, uint32_t generation) {
+  for (int32_t i = 0; i < num_; ++i) {
+    Slot& s = slots_[i];
+    if (s.addr != addr) continue;
+    if (s.state == Slot::State::kFree || (checked_ && s.generation != generation)) {
+      KernelFail("EnQue", Name() + ": the tensor was already freed with FreeTensor");
+    }
+    if (count_ >= depth_) {
+      KernelFail("EnQue", Name() + " is full (" + std::to_string(count_) + " tensors enqueued)");
+    }
+    if (s.state == Slot::State::kQueued) KernelFail("EnQue", Name() + ": the tensor is already enqueued");
+    s.state = Slot::State::kQueued;
+    ring_[(head_ + count_) % kMaxBuffersPerQueue] = i;
+    ++count_;
+    return;
+  }
+  KernelFail("EnQue", Name() + ": the tensor does not belong to this queue (allocate it with this "
+                               "queue's AllocTensor)");
+}
+
+int32_t QueueBase::DeQue() {
+  if (count_ == 0) KernelFail("DeQue", Name() + " is empty: EnQue a tensor before DeQue");
+  const int32_t i = ring_[head_];
+  head_ = (head_ + 1) % kMaxBuffersPerQueue;
+  --count_;
+  slots_[i].state = Slot::State::kDequeued;
+  return i;
+}
+
+void QueueBase::Free(const void* addr, uint32_t generation) {
+  for (int32_t i = 0; i < num_; ++i) {
+    Slot& s = slots_[i];
+    if (s.addr != addr) continue;
+    if (s.state == Slot::State::kFree || (checked_ && s.generation != generation)) {
+      KernelFail("FreeTensor", Name() + ": double FreeTensor of the same tensor");
+    }
+    if (s.state == Slot::State::kQueued) {
+      KernelFail("FreeTensor", Name() + ": the tensor is still " +
+                                   StateName(static_cast<int>(s.state)) + "; DeQue it first");
+    }
+    s.state = Slot::State::kFree;
+    ++s.generation;
+    return;
+  }
+  KernelFail("FreeTensor", Name() + ": the tensor does not belong to this queue");
+}
+
+}  // namespace detail
+
+TPipe::TPipe() {
+  detail::KernelBlockState& state = detail::State("TPipe");
+  for (int m = 0; m < 5; ++m) start_[m] = state.used[m];
+  checked_ = CheckedLaunch();
+}
+
+TPipe::~TPipe() { Destroy(); }
+
+void TPipe::Destroy() {
+  if (!alive_) return;
+  alive_ = false;
+  const device::BlockContext* ctx = device::CurrentBlock();
+  if (ctx == nullptr || ctx->layer_state == nullptr) return;
+  auto* state = static_cast<detail::KernelBlockState*>(ctx->layer_state);
+  for (int m = 0; m < 5; ++m) state->used[m] = start_[m];
+}
+
+uint64_t TPipe::FreeBytes() const {
+  const device::BlockContext* ctx = device::CurrentBlock();
+  if (ctx == nullptr || ctx->layer_state == nullptr) return 0;
+  auto* state = static_cast<detail::KernelBlockState*>(ctx->layer_state);
+  return ctx->ub_bytes - state->used[0];
+}
+
+std::byte* TPipe::Take(uint64_t bytes, TPosition pos) {
+  if (!alive_) KernelFail("TPipe::InitBuffer", "the pipe was destroyed");
+  detail::KernelBlockState& state = detail::State("TPipe::InitBuffer");
+  const detail::Memory m = detail::MemoryOf(pos);
+  std::byte* base = nullptr;
+  size_t capacity = 0;
+  detail::Arena(*device::CurrentBlock(), m, &base, &capacity);
+  uint64_t& used = state.used[static_cast<int>(m)];
+  if (base == nullptr || used + bytes > capacity) {
+    KernelFail("TPipe::InitBuffer",
+               std::string(detail::MemoryName(m)) + " buffer size is " + std::to_string(used + bytes) +
+                   ", exceeds the limit " + std::to_string(capacity) + " (" +
+                   TPositionName(pos) + " on a " +
+                   device::CoreTypeName(device::CurrentBlock()->core_type) + " core)");
+  }
+  std::byte* p = base + used;
+  used += bytes;
+  return p;
+}
+
+}  // namespace tessera::kernel
