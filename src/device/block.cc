@@ -98,10 +98,12 @@ void FailBlock(StatusCode code, std::string message) {
 void RecordBlockFailure(StatusCode code, std::string message) {
   BlockContext* ctx = detail::tls_block;
   if (ctx == nullptr) return;
-  ctx->launch->Fail(*ctx, Status(code == StatusCode::kOk ? StatusCode::kKernelError : code,
-                                 std::move(message)));
+  ctx->launch->Fail(
+      *ctx, Status(code == StatusCode::kOk ? StatusCode::kKernelError : code, std::move(message)));
 }
 
-void SetBlockExitHook(BlockExitHook hook) { detail::BlockExitHookSlot().store(hook); }
+void SetBlockExitHook(BlockExitHook hook) {
+  detail::BlockExitHookSlot().store(hook);
+}
 
 }  // namespace tessera::device

@@ -163,7 +163,8 @@ void LaunchJob::RunBlock(uint32_t fiber_index) {
   } catch (...) {
     Fail(ctx, KernelError("threw an exception that is not a std::exception"));
   }
-  if (BlockExitHook hook = BlockExitHookSlot().load(std::memory_order_acquire)) hook(ctx, completed);
+  if (BlockExitHook hook = BlockExitHookSlot().load(std::memory_order_acquire))
+    hook(ctx, completed);
   SetCurrentBlockContext(nullptr);
   progress_.fetch_add(1, std::memory_order_acq_rel);
 }

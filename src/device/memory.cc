@@ -522,6 +522,13 @@ bool IsDeviceAddress(const void* ptr) {
   return ptr != nullptr && detail::MemoryManager::Get().Find(ptr, &base, &a);
 }
 
+size_t DeviceBytesFrom(const void* ptr) {
+  uintptr_t base = 0;
+  detail::Allocation a;
+  if (ptr == nullptr || !detail::MemoryManager::Get().Find(ptr, &base, &a)) return 0;
+  return a.size - (reinterpret_cast<uintptr_t>(ptr) - base);
+}
+
 MemoryStats GetMemoryStats() {
   return detail::MemoryManager::Get().Stats();
 }

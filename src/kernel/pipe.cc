@@ -17,21 +17,36 @@ Memory MemoryOf(TPosition pos) {
   switch (pos) {
     case TPosition::A1:
     case TPosition::B1:
-    case TPosition::C1: return Memory::kL1;
-    case TPosition::A2: return Memory::kL0a;
-    case TPosition::B2: return Memory::kL0b;
-    case TPosition::CO1: return Memory::kL0c;
-    default: return Memory::kUb;
+    case TPosition::C1:
+      return Memory::kL1;
+    case TPosition::A2:
+      return Memory::kL0a;
+    case TPosition::B2:
+      return Memory::kL0b;
+    case TPosition::CO1:
+      return Memory::kL0c;
+    default:
+      return Memory::kUb;
   }
 }
 
 void Arena(const device::BlockContext& ctx, Memory m, std::byte** base, size_t* bytes) {
   switch (m) {
-    case Memory::kL1: *base = ctx.l1, *bytes = ctx.l1_bytes; break;
-    case Memory::kL0a: *base = ctx.l0a, *bytes = ctx.l0a_bytes; break;
-    case Memory::kL0b: *base = ctx.l0b, *bytes = ctx.l0b_bytes; break;
-    case Memory::kL0c: *base = ctx.l0c, *bytes = ctx.l0c_bytes; break;
-    default: *base = ctx.ub, *bytes = ctx.ub_bytes; break;
+    case Memory::kL1:
+      *base = ctx.l1, *bytes = ctx.l1_bytes;
+      break;
+    case Memory::kL0a:
+      *base = ctx.l0a, *bytes = ctx.l0a_bytes;
+      break;
+    case Memory::kL0b:
+      *base = ctx.l0b, *bytes = ctx.l0b_bytes;
+      break;
+    case Memory::kL0c:
+      *base = ctx.l0c, *bytes = ctx.l0c_bytes;
+      break;
+    default:
+      *base = ctx.ub, *bytes = ctx.ub_bytes;
+      break;
   }
 }
 
@@ -48,10 +63,10 @@ void ExitHook(device::BlockContext& ctx, bool completed) {
       for (int id = 0; id < kMaxEventId; ++id) {
         const int32_t pending = state->flags[e][id];
         if (pending > 0) {
-          KernelFinding("SetFlag", std::string("SetFlag<") + HardEventName(static_cast<HardEvent>(e)) +
-                                       ">(" + std::to_string(id) + ") was set " +
-                                       std::to_string(pending) +
-                                       " time(s) more than it was waited for by the end of the kernel");
+          KernelFinding("SetFlag",
+                        std::string("SetFlag<") + HardEventName(static_cast<HardEvent>(e)) + ">(" +
+                            std::to_string(id) + ") was set " + std::to_string(pending) +
+                            " time(s) more than it was waited for by the end of the kernel");
         }
       }
     }
@@ -75,12 +90,15 @@ KernelBlockState& State(const char* api) {
   return *static_cast<KernelBlockState*>(ctx->layer_state);
 }
 
-bool CheckedBlock() { return CheckedLaunch(); }
+bool CheckedBlock() {
+  return CheckedLaunch();
+}
 
 QueueBase::~QueueBase() {
   if (!checked_ || std::uncaught_exceptions() > 0) return;
   int live = 0;
-  for (int32_t i = 0; i < num_; ++i) live += slots_[i].state != Slot::State::kFree;
+  for (int32_t i = 0; i < num_; ++i)
+    live += slots_[i].state != Slot::State::kFree;
   if (live > 0) {
     KernelFinding("FreeTensor", Name() + ": " + std::to_string(live) +
                                     " tensor(s) taken with AllocTensor were not freed with "
@@ -96,7 +114,8 @@ void QueueBase::Attach(std::byte* base, int32_t num, uint32_t bytes_each, bool c
   num_ = num;
   bytes_each_ = bytes_each;
   checked_ = checked;
-  for (int32_t i = 0; i < num; ++i) slots_[i].addr = base + uint64_t{bytes_each} * static_cast<uint64_t>(i);
+  for (int32_t i = 0; i < num; ++i)
+    slots_[i].addr = base + uint64_t{bytes_each} * static_cast<uint64_t>(i);
 }
 
 bool QueueBase::HasBuffer(const void* addr) const {
@@ -107,7 +126,8 @@ bool QueueBase::HasBuffer(const void* addr) const {
 }
 
 int32_t QueueBase::Alloc() {
-  if (num_ == 0) KernelFail("AllocTensor", Name() + " has no buffers: call TPipe::InitBuffer first");
+  if (num_ == 0)
+    KernelFail("AllocTensor", Name() + " has no buffers: call TPipe::InitBuffer first");
   for (int32_t k = 0; k < num_; ++k) {
     const int32_t i = (next_alloc_ + k) % num_;
     if (slots_[i].state == Slot::State::kFree) {
@@ -130,14 +150,16 @@ void QueueBase::EnQue(const void* addr, uint32_t generation) {
     if (count_ >= depth_) {
       KernelFail("EnQue", Name() + " is full (" + std::to_string(count_) + " tensors enqueued)");
     }
-    if (s.state == Slot::State::kQueued) KernelFail("EnQue", Name() + ": the tensor is already enqueued");
+    if (s.state == Slot::State::kQueued)
+      KernelFail("EnQue", Name() + ": the tensor is already enqueued");
     s.state = Slot::State::kQueued;
     ring_[(head_ + count_) % kMaxBuffersPerQueue] = i;
     ++count_;
     return;
   }
-  KernelFail("EnQue", Name() + ": the tensor does not belong to this queue (allocate it with this "
-                               "queue's AllocTensor)");
+  KernelFail("EnQue", Name() +
+                          ": the tensor does not belong to this queue (allocate it with this "
+                          "queue's AllocTensor)");
 }
 
 int32_t QueueBase::DeQue() {
@@ -171,11 +193,14 @@ void QueueBase::Free(const void* addr, uint32_t generation) {
 
 TPipe::TPipe() {
   detail::KernelBlockState& state = detail::State("TPipe");
-  for (int m = 0; m < 5; ++m) start_[m] = state.used[m];
+  for (int m = 0; m < 5; ++m)
+    start_[m] = state.used[m];
   checked_ = CheckedLaunch();
 }
 
-TPipe::~TPipe() { Destroy(); }
+TPipe::~TPipe() {
+  Destroy();
+}
 
 void TPipe::Destroy() {
   if (!alive_) return;
@@ -183,7 +208,8 @@ void TPipe::Destroy() {
   const device::BlockContext* ctx = device::CurrentBlock();
   if (ctx == nullptr || ctx->layer_state == nullptr) return;
   auto* state = static_cast<detail::KernelBlockState*>(ctx->layer_state);
-  for (int m = 0; m < 5; ++m) state->used[m] = start_[m];
+  for (int m = 0; m < 5; ++m)
+    state->used[m] = start_[m];
 }
 
 uint64_t TPipe::FreeBytes() const {
@@ -203,9 +229,9 @@ std::byte* TPipe::Take(uint64_t bytes, TPosition pos) {
   uint64_t& used = state.used[static_cast<int>(m)];
   if (base == nullptr || used + bytes > capacity) {
     KernelFail("TPipe::InitBuffer",
-               std::string(detail::MemoryName(m)) + " buffer size is " + std::to_string(used + bytes) +
-                   ", exceeds the limit " + std::to_string(capacity) + " (" +
-                   TPositionName(pos) + " on a " +
+               std::string(detail::MemoryName(m)) + " buffer size is " +
+                   std::to_string(used + bytes) + ", exceeds the limit " +
+                   std::to_string(capacity) + " (" + TPositionName(pos) + " on a " +
                    device::CoreTypeName(device::CurrentBlock()->core_type) + " core)");
   }
   std::byte* p = base + used;

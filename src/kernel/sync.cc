@@ -8,8 +8,9 @@
 namespace tessera::kernel {
 
 const char* HardEventName(HardEvent event) {
-  static const char* const kNames[] = {"MTE2_V", "V_MTE2", "MTE3_V", "V_MTE3", "MTE2_MTE3", "MTE3_MTE2",
-                                       "S_V",    "V_S",    "MTE2_S", "S_MTE2", "MTE3_S",    "S_MTE3"};
+  static const char* const kNames[] = {"MTE2_V",    "V_MTE2",    "MTE3_V", "V_MTE3",
+                                       "MTE2_MTE3", "MTE3_MTE2", "S_V",    "V_S",
+                                       "MTE2_S",    "S_MTE2",    "MTE3_S", "S_MTE3"};
   const auto i = static_cast<size_t>(event);
   return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "invalid";
 }
@@ -30,7 +31,9 @@ int32_t& Counter(const char* api, HardEvent event, int32_t id) {
 
 }  // namespace
 
-void RecordSetFlag(HardEvent event, int32_t id) { ++Counter("SetFlag", event, id); }
+void RecordSetFlag(HardEvent event, int32_t id) {
+  ++Counter("SetFlag", event, id);
+}
 
 void RecordWaitFlag(HardEvent event, int32_t id) {
   int32_t& pending = Counter("WaitFlag", event, id);

@@ -42,6 +42,8 @@ Status MemsetAsync(void* dst, size_t dst_max, int value, size_t count, const Str
 
 // True when ptr lies inside a live device allocation.
 bool IsDeviceAddress(const void* ptr);
+// Bytes from ptr to the end of the live allocation containing it; 0 when ptr is not device memory.
+size_t DeviceBytesFrom(const void* ptr);
 
 struct MemoryStats {
   size_t bytes_in_use = 0;  // requested bytes of live allocations

@@ -30,9 +30,9 @@ void KernelFinding(std::string_view api, const std::string& message);
 }  // namespace tessera::kernel
 
 // Checked-mode assertion: evaluates `cond` (and builds the message) only in checked launches.
-#define TESSERA_KERNEL_CHECK(checked, cond, api, message)                 \
-  do {                                                                    \
-    if (__builtin_expect(static_cast<bool>(checked), 0) && !(cond)) {     \
-      ::tessera::kernel::KernelFail(api, message);                        \
-    }                                                                     \
+#define TESSERA_KERNEL_CHECK(checked, cond, api, message)             \
+  do {                                                                \
+    if (__builtin_expect(static_cast<bool>(checked), 0) && !(cond)) { \
+      ::tessera::kernel::KernelFail(api, message);                    \
+    }                                                                 \
   } while (0)

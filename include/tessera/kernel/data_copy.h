@@ -59,7 +59,8 @@ inline bool PreferStreaming(uint64_t extent_bytes, size_t copy_bytes) {
 void FailAlignment(const char* api, const char* what, uint64_t value);
 
 template <class T>
-void CheckCountCopy(const char* api, bool checked, const void* dst, const void* src, uint32_t count) {
+void CheckCountCopy(const char* api, bool checked, const void* dst, const void* src,
+                    uint32_t count) {
   if (!checked) return;
   const uint64_t bytes = uint64_t{count} * sizeof(T);
   if (bytes % kBlockBytes != 0) FailAlignment(api, "length in bytes", bytes);
@@ -177,8 +178,9 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   if (checked && p.blockCount > 0) {
     dst.CheckRange(static_cast<uint32_t>(ub_pitch * (p.blockCount - 1u) + padded), "DataCopyPad",
                    "destination");
-    TESSERA_KERNEL_CHECK(checked, p.srcStride % sizeof(T) == 0, "DataCopyPad",
-                         "srcStride " + std::to_string(p.srcStride) + " bytes is not a multiple of the element");
+    TESSERA_KERNEL_CHECK(
+        checked, p.srcStride % sizeof(T) == 0, "DataCopyPad",
+        "srcStride " + std::to_string(p.srcStride) + " bytes is not a multiple of the element");
     src.CheckRange((gm_pitch * (p.blockCount - 1u) + p.blockLen) / sizeof(T), "DataCopyPad",
                    "source");
   }
@@ -186,12 +188,14 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
     T* row = dst.data() + ub_pitch * b;
     const auto* from = reinterpret_cast<const std::byte*>(src.data()) + gm_pitch * b;
     if (pad.isPad) {
-      for (uint8_t i = 0; i < pad.leftPadding; ++i) row[i] = pad.paddingValue;
+      for (uint8_t i = 0; i < pad.leftPadding; ++i)
+        row[i] = pad.paddingValue;
       row += pad.leftPadding;
     }
     std::memcpy(row, from, p.blockLen);
     if (pad.isPad) {
-      for (uint8_t i = 0; i < pad.rightPadding; ++i) row[elems + i] = pad.paddingValue;
+      for (uint8_t i = 0; i < pad.rightPadding; ++i)
+        row[elems + i] = pad.paddingValue;
     }
   }
 }
@@ -199,19 +203,23 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
 // UB -> GM of any byte length: each block's first blockLen bytes go to GM (dstStride bytes apart);
 // UB blocks start 32-byte aligned, srcStride 32-byte units apart.
 template <class T>
-void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& p) {
+void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
+                 const DataCopyExtParams& p) {
   const bool checked = dst.checked() || src.checked();
   TESSERA_KERNEL_CHECK(checked, p.blockLen % sizeof(T) == 0, "DataCopyPad",
                        "blockLen " + std::to_string(p.blockLen) + " is not a multiple of the " +
                            std::to_string(sizeof(T)) + "-byte element");
+  TESSERA_KERNEL_CHECK(checked, reinterpret_cast<uintptr_t>(src.data()) % detail::kBlockBytes == 0,
+                       "DataCopyPad", "source UB address is not 32-byte aligned");
   const uint64_t ub_block = (uint64_t{p.blockLen} + detail::kBlockBytes - 1) / detail::kBlockBytes;
   const uint64_t ub_pitch = (ub_block + p.srcStride) * (detail::kBlockBytes / sizeof(T));
   const uint64_t gm_pitch = p.blockLen + uint64_t{p.dstStride};
   if (checked && p.blockCount > 0) {
     src.CheckRange(static_cast<uint32_t>(ub_pitch * (p.blockCount - 1u) + p.blockLen / sizeof(T)),
                    "DataCopyPad", "source");
-    TESSERA_KERNEL_CHECK(checked, p.dstStride % sizeof(T) == 0, "DataCopyPad",
-                         "dstStride " + std::to_string(p.dstStride) + " bytes is not a multiple of the element");
+    TESSERA_KERNEL_CHECK(
+        checked, p.dstStride % sizeof(T) == 0, "DataCopyPad",
+        "dstStride " + std::to_string(p.dstStride) + " bytes is not a multiple of the element");
     dst.CheckRange((gm_pitch * (p.blockCount - 1u) + p.blockLen) / sizeof(T), "DataCopyPad",
                    "destination");
   }

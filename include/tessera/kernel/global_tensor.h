@@ -19,11 +19,15 @@ class GlobalTensor {
     data_ = buffer;
     size_ = count;
     checked_ = CheckedLaunch();
-    TESSERA_KERNEL_CHECK(checked_, buffer == nullptr || device::IsDeviceAddress(buffer),
-                         "GlobalTensor::SetGlobalBuffer",
-                         "buffer is not device memory (use a kernel pointer argument)");
+    if (checked_ && buffer != nullptr && count > 0) CheckExtent();
   }
-  void SetGlobalBuffer(T* buffer) { SetGlobalBuffer(buffer, UINT64_MAX / sizeof(T)); }
+  // Without a count the extent is the rest of the device allocation (unbounded in fast mode).
+  void SetGlobalBuffer(T* buffer) {
+    const bool checked = CheckedLaunch();
+    const uint64_t count =
+        checked ? device::DeviceBytesFrom(buffer) / sizeof(T) : UINT64_MAX / sizeof(T);
+    SetGlobalBuffer(buffer, count);
+  }
 
   uint64_t GetSize() const { return size_; }
   T* GetPhyAddr() const { return data_; }
@@ -45,8 +49,9 @@ class GlobalTensor {
   // The view starting `offset` elements in.
   GlobalTensor operator[](uint64_t offset) const {
     TESSERA_KERNEL_CHECK(checked_, offset <= size_, "GlobalTensor::operator[]",
-                         "offset " + std::to_string(offset) + " is outside the tensor's extent of " +
-                             std::to_string(size_) + " elements");
+                         "offset " + std::to_string(offset) +
+                             " is outside the tensor's extent of " + std::to_string(size_) +
+                             " elements");
     GlobalTensor view = *this;
     view.data_ += offset;
     view.size_ = offset <= size_ ? size_ - offset : 0;
@@ -64,8 +69,24 @@ class GlobalTensor {
  private:
   void CheckIndex(uint64_t index, const char* api) const {
     TESSERA_KERNEL_CHECK(checked_, index < size_, api,
-                         "index " + std::to_string(index) + " is outside the global tensor's extent of " +
-                             std::to_string(size_) + " elements");
+                         "index " + std::to_string(index) +
+                             " is outside the global tensor's extent of " + std::to_string(size_) +
+                             " elements");
+  }
+
+  // Checked mode: the whole extent must lie in one live device allocation.
+  void CheckExtent() const {
+    const size_t available = device::DeviceBytesFrom(data_);
+    if (available == 0) {
+      KernelFail("GlobalTensor::SetGlobalBuffer",
+                 "buffer is not device memory (pass it as a kernel pointer argument)");
+    }
+    if (size_ > available / sizeof(T)) {
+      KernelFail("GlobalTensor::SetGlobalBuffer", "extent of " + std::to_string(size_) +
+                                                      " elements exceeds the " +
+                                                      std::to_string(available / sizeof(T)) +
+                                                      " elements left in its device allocation");
+    }
   }
 
   T* data_ = nullptr;

@@ -2,7 +2,8 @@
 //
 //   #include "tessera/kernel/kernel_operator.h"   // instead of "kernel_operator.h"
 //   using namespace AscendC;
-//   extern "C" __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR tiling)
+//   extern "C" __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR
+//   tiling)
 //
 // The kernel is then launched with tessera::device::Launch(add_custom, blockDim, stream, ...). The
 // NPU address-space qualifiers expand to nothing; `half` and `bfloat16_t` are tessera's storage

@@ -41,7 +41,11 @@ class LocalTensor {
   // buffer's counter (bumped by FreeTensor); the view is stale once it differs from `seen`.
   LocalTensor(T* data, uint32_t size, TPosition pos, bool checked, const uint32_t* generation,
               uint32_t seen)
-      : data_(data), size_(size), pos_(pos), checked_(checked), generation_(generation),
+      : data_(data),
+        size_(size),
+        pos_(pos),
+        checked_(checked),
+        generation_(generation),
         seen_(seen) {}
 
   uint32_t GetSize() const { return size_; }
@@ -88,7 +92,8 @@ class LocalTensor {
   // Checked mode: fails the block unless [0, count) lies in this view of a live buffer.
   void CheckRange(uint32_t count, const char* api, const char* role) const {
     TESSERA_KERNEL_CHECK(checked_, count <= size_ && Live(), api,
-                         std::string(role) + (Live() ? "" : " (a tensor already freed with FreeTensor)") +
+                         std::string(role) +
+                             (Live() ? "" : " (a tensor already freed with FreeTensor)") +
                              ": count " + std::to_string(count) + " exceeds the tensor's " +
                              std::to_string(size_) + " elements");
   }

@@ -112,15 +112,17 @@ class TBuf {
  public:
   template <class T>
   LocalTensor<T> Get() const {
-    if (base_ == nullptr) KernelFail("TBuf::Get", "the buffer has no memory: call TPipe::InitBuffer first");
-    return LocalTensor<T>(reinterpret_cast<T*>(base_), static_cast<uint32_t>(bytes_ / sizeof(T)), pos,
-                          checked_, nullptr, 0);
+    if (base_ == nullptr)
+      KernelFail("TBuf::Get", "the buffer has no memory: call TPipe::InitBuffer first");
+    return LocalTensor<T>(reinterpret_cast<T*>(base_), static_cast<uint32_t>(bytes_ / sizeof(T)),
+                          pos, checked_, nullptr, 0);
   }
   template <class T>
   LocalTensor<T> Get(uint32_t count) const {
     if (uint64_t{count} * sizeof(T) > bytes_) {
       KernelFail("TBuf::Get", "count " + std::to_string(count) + " x " + std::to_string(sizeof(T)) +
-                                  " bytes exceeds the buffer's " + std::to_string(bytes_) + " bytes");
+                                  " bytes exceeds the buffer's " + std::to_string(bytes_) +
+                                  " bytes");
     }
     LocalTensor<T> all = Get<T>();
     return LocalTensor<T>(all.data(), count, pos, checked_, nullptr, 0);
