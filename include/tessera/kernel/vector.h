@@ -1,0 +1,527 @@
+// Vector instructions on LocalTensor, with Ascend C names and argument orders.
+//
+// Every instruction reads and writes exactly the elements its count (or mask + repeat) names:
+// nothing past the count is touched. dst may be the same tensor as a source (in place). Floating
+// types are float, half and bfloat16; half and bfloat16 are computed in fp32 and rounded once to
+// nearest even, bit-exact with tessera/core/float16.h. int32 arithmetic wraps modulo 2^32.
+// Accuracy per instruction is documented below and measured in docs/kernel_vector.md.
+//
+// Checked mode (TESSERA_CHECK=1): each instruction fails the block when a count or extent leaves
+// a tensor, a mask is out of range, or a tensor was freed; the stream error names the API and
+// the values. In fast mode that costs one predictable branch on dst.checked() per call.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "tessera/core/float16.h"
+#include "tessera/kernel/check.h"
+#include "tessera/kernel/local_tensor.h"
+#include "tessera/kernel/vector/dispatch.h"
+#include "tessera/kernel/vector/types.h"
+
+namespace tessera::kernel {
+namespace vec {
+
+template <class T>
+void CheckCount(const LocalTensor<T>& t, int32_t count, const char* api, const char* role) {
+  TESSERA_KERNEL_CHECK(true, count >= 0, api, "count " + std::to_string(count) + " is negative");
+  t.CheckRange(static_cast<uint32_t>(count), api, role);
+}
+
+template <class T>
+Scalar ToScalar(T s) {
+  Scalar out;
+  if constexpr (std::is_same_v<T, int32_t>) {
+    out.i = s;
+  } else {
+    out.f = static_cast<float>(s);
+  }
+  return out;
+}
+
+template <class T>
+void RunBinary(BinaryOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a,
+               const LocalTensor<T>& b, int32_t count) {
+  if (dst.checked()) {
+    CheckCount(dst, count, api, "dst");
+    CheckCount(a, count, api, "src0");
+    CheckCount(b, count, api, "src1");
+  }
+  if (count > 0) Binary(op, DTypeOf<T>(), dst.data(), a.data(), b.data(), count);
+}
+
+template <class T>
+void RunScalar(ScalarOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+               T s, int32_t count) {
+  if (dst.checked()) {
+    CheckCount(dst, count, api, "dst");
+    CheckCount(src, count, api, "src");
+  }
+  if (count > 0) BinaryScalar(op, DTypeOf<T>(), dst.data(), src.data(), ToScalar(s), count);
+}
+
+template <class T>
+void RunUnary(UnaryOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+              int32_t count) {
+  if (dst.checked()) {
+    CheckCount(dst, count, api, "dst");
+    CheckCount(src, count, api, "src");
+  }
+  if (count > 0) Unary(op, DTypeOf<T>(), dst.data(), src.data(), count);
+}
+
+// Checked mode: the elements one operand of a mask + repeat instruction touches lie inside it.
+// The farthest element is the highest mask bit in the last repeat (strides are unsigned).
+template <class T>
+void CheckRepeatExtent(const LocalTensor<T>& t, const uint64_t bits[2], uint8_t repeat,
+                       uint8_t blk_stride, uint8_t rep_stride, const char* api, const char* role) {
+  constexpr uint64_t kPerBlock = 32 / sizeof(T);
+  const uint64_t top =
+      bits[1] != 0 ? 127 - std::countl_zero(bits[1]) : 63 - std::countl_zero(bits[0]);
+  const uint64_t end = uint64_t{repeat - 1u} * rep_stride * kPerBlock +
+                       top / kPerBlock * blk_stride * kPerBlock + top % kPerBlock + 1;
+  TESSERA_KERNEL_CHECK(true, end <= t.GetSize() && t.Live(), api,
+                       std::string(role) + ": mask + repeat (repeatTimes " +
+                           std::to_string(repeat) + ", repStride " + std::to_string(rep_stride) +
+                           ", blkStride " + std::to_string(blk_stride) +
+                           ") touches elements up to " + std::to_string(end) +
+                           ", beyond the tensor's " + std::to_string(t.GetSize()) + " elements" +
+                           (t.Live() ? "" : " (or the tensor was freed)"));
+}
+
+template <class T>
+void RunRepeat(BinaryOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a,
+               const LocalTensor<T>& b, const uint64_t bits[2], uint8_t repeat,
+               const BinaryRepeatParams& p) {
+  constexpr int kPerRepeat = 256 / sizeof(T);
+  if (dst.checked() && repeat > 0) {
+    TESSERA_KERNEL_CHECK(true, (bits[0] | bits[1]) != 0, api, "mask selects no element");
+    TESSERA_KERNEL_CHECK(true, kPerRepeat > 64 || bits[1] == 0, api,
+                         "mask[1] must be 0 for " + std::to_string(sizeof(T) * 8) +
+                             "-bit types (a repeat holds " + std::to_string(kPerRepeat) +
+                             " elements)");
+    CheckRepeatExtent(dst, bits, repeat, p.dstBlkStride, p.dstRepStride, api, "dst");
+    CheckRepeatExtent(a, bits, repeat, p.src0BlkStride, p.src0RepStride, api, "src0");
+    CheckRepeatExtent(b, bits, repeat, p.src1BlkStride, p.src1RepStride, api, "src1");
+  }
+  if (repeat > 0) BinaryRepeat(op, DTypeOf<T>(), dst.data(), a.data(), b.data(), bits, repeat, p);
+}
+
+// Continuous mask: the first `mask` elements of every repeat.
+template <class T>
+void RunRepeatCount(BinaryOp op, const char* api, const LocalTensor<T>& dst,
+                    const LocalTensor<T>& a, const LocalTensor<T>& b, uint64_t mask, uint8_t repeat,
+                    const BinaryRepeatParams& p) {
+  constexpr uint64_t kPerRepeat = 256 / sizeof(T);
+  TESSERA_KERNEL_CHECK(dst.checked(), mask >= 1 && mask <= kPerRepeat, api,
+                       "mask " + std::to_string(mask) + " is outside [1, " +
+                           std::to_string(kPerRepeat) + "] for " + std::to_string(sizeof(T) * 8) +
+                           "-bit elements");
+  if (mask == 0) return;
+  if (mask > kPerRepeat) mask = kPerRepeat;
+  const uint64_t bits[2] = {mask >= 64 ? ~uint64_t{0} : (uint64_t{1} << mask) - 1,
+                            mask >= 128 ? ~uint64_t{0}
+                            : mask > 64 ? (uint64_t{1} << (mask - 64)) - 1
+                                        : 0};
+  RunRepeat(op, api, dst, a, b, bits, repeat, p);
+}
+
+}  // namespace vec
+
+// ---------------------------------------------------------------------------------------------
+// Binary, count form: dst[i] = src0[i] op src1[i] for i < count.
+// float/half/bfloat16: correctly rounded (IEEE fp32 op; 16-bit types then rounded once).
+// int32: wraps modulo 2^32. Max/Min with a NaN operand return the second operand (x86 rule).
+
+#define TESSERA_VEC_ANY_TYPE(api)                       \
+  static_assert(vec::kIsVectorType<T>, api              \
+                ": supported element types are float, " \
+                "half, bfloat16 and int32_t")
+#define TESSERA_VEC_FLOAT_TYPE(api)                              \
+  static_assert(vec::kIsFloatType<T>, api                        \
+                ": supported element types are float, half and " \
+                "bfloat16")
+
+template <class T>
+void Add(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+         int32_t count) {
+  TESSERA_VEC_ANY_TYPE("Add");
+  vec::RunBinary(vec::BinaryOp::kAdd, "Add", dst, src0, src1, count);
+}
+template <class T>
+void Sub(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+         int32_t count) {
+  TESSERA_VEC_ANY_TYPE("Sub");
+  vec::RunBinary(vec::BinaryOp::kSub, "Sub", dst, src0, src1, count);
+}
+template <class T>
+void Mul(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+         int32_t count) {
+  TESSERA_VEC_ANY_TYPE("Mul");
+  vec::RunBinary(vec::BinaryOp::kMul, "Mul", dst, src0, src1, count);
+}
+template <class T>
+void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+         int32_t count) {
+  TESSERA_VEC_FLOAT_TYPE("Div");
+  vec::RunBinary(vec::BinaryOp::kDiv, "Div", dst, src0, src1, count);
+}
+template <class T>
+void Max(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+         int32_t count) {
+  TESSERA_VEC_ANY_TYPE("Max");
+  vec::RunBinary(vec::BinaryOp::kMax, "Max", dst, src0, src1, count);
+}
+template <class T>
+void Min(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+         int32_t count) {
+  TESSERA_VEC_ANY_TYPE("Min");
+  vec::RunBinary(vec::BinaryOp::kMin, "Min", dst, src0, src1, count);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binary, mask + repeat form. Per repeat r, block k (0..7) of 32 bytes, element j of the block:
+//   dst[(r * dstRepStride + k * dstBlkStride) * E + j] = src0[...] op src1[...]   (E = 32/sizeof T)
+// for the elements the mask selects: `mask` = the first `mask` elements of each repeat
+// (1..256/sizeof(T)), or `mask[2]` = a bit per element (bit e of mask[e / 64]; mask[1] must be 0
+// for 32-bit types). Unselected elements of dst keep their values. isSetMask is accepted for
+// source compatibility and has no effect.
+
+#define TESSERA_VEC_REPEAT_OP(Name, Op, Check)                                                     \
+  template <class T, bool isSetMask = true>                                                        \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,     \
+            uint64_t mask, uint8_t repeatTimes, const BinaryRepeatParams& repeatParams) {          \
+    Check(#Name);                                                                                  \
+    vec::RunRepeatCount(vec::BinaryOp::Op, #Name, dst, src0, src1, mask, repeatTimes,              \
+                        repeatParams);                                                             \
+  }                                                                                                \
+  template <class T, bool isSetMask = true>                                                        \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,     \
+            const uint64_t mask[2], uint8_t repeatTimes, const BinaryRepeatParams& repeatParams) { \
+    Check(#Name);                                                                                  \
+    vec::RunRepeat(vec::BinaryOp::Op, #Name, dst, src0, src1, mask, repeatTimes, repeatParams);    \
+  }
+
+TESSERA_VEC_REPEAT_OP(Add, kAdd, TESSERA_VEC_ANY_TYPE)
+TESSERA_VEC_REPEAT_OP(Sub, kSub, TESSERA_VEC_ANY_TYPE)
+TESSERA_VEC_REPEAT_OP(Mul, kMul, TESSERA_VEC_ANY_TYPE)
+TESSERA_VEC_REPEAT_OP(Div, kDiv, TESSERA_VEC_FLOAT_TYPE)
+TESSERA_VEC_REPEAT_OP(Max, kMax, TESSERA_VEC_ANY_TYPE)
+TESSERA_VEC_REPEAT_OP(Min, kMin, TESSERA_VEC_ANY_TYPE)
+#undef TESSERA_VEC_REPEAT_OP
+
+// ---------------------------------------------------------------------------------------------
+// Tensor-scalar: dst[i] = src[i] op scalar. Same accuracy as the binary ops.
+
+template <class T>
+void Adds(const LocalTensor<T>& dst, const LocalTensor<T>& src, T scalar, int32_t count) {
+  TESSERA_VEC_ANY_TYPE("Adds");
+  vec::RunScalar(vec::ScalarOp::kAdds, "Adds", dst, src, scalar, count);
+}
+template <class T>
+void Muls(const LocalTensor<T>& dst, const LocalTensor<T>& src, T scalar, int32_t count) {
+  TESSERA_VEC_ANY_TYPE("Muls");
+  vec::RunScalar(vec::ScalarOp::kMuls, "Muls", dst, src, scalar, count);
+}
+template <class T>
+void Maxs(const LocalTensor<T>& dst, const LocalTensor<T>& src, T scalar, int32_t count) {
+  TESSERA_VEC_ANY_TYPE("Maxs");
+  vec::RunScalar(vec::ScalarOp::kMaxs, "Maxs", dst, src, scalar, count);
+}
+template <class T>
+void Mins(const LocalTensor<T>& dst, const LocalTensor<T>& src, T scalar, int32_t count) {
+  TESSERA_VEC_ANY_TYPE("Mins");
+  vec::RunScalar(vec::ScalarOp::kMins, "Mins", dst, src, scalar, count);
+}
+// dst = src < 0 ? src * alpha : src (NaN and -0 pass through). Correctly rounded.
+template <class T>
+void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, T alpha, int32_t count) {
+  TESSERA_VEC_FLOAT_TYPE("LeakyRelu");
+  vec::RunScalar(vec::ScalarOp::kLeakyRelu, "LeakyRelu", dst, src, alpha, count);
+}
+// dst[i] = scalar for i < count.
+template <class T>
+void Duplicate(const LocalTensor<T>& dst, T scalar, int32_t count) {
+  TESSERA_VEC_ANY_TYPE("Duplicate");
+  if (dst.checked()) vec::CheckCount(dst, count, "Duplicate", "dst");
+  T* p = dst.data();
+  for (int32_t i = 0; i < count; ++i)
+    p[i] = scalar;  // the compiler vectorises this store loop
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unary. fp32 accuracy against the exact result (measured, see docs/kernel_vector.md):
+//   Abs, Relu, Sqrt, Reciprocal: exact / correctly rounded.  Exp: <= 1 ulp, +Inf above
+//   88.7228, 0 below -103.98, subnormal results in between.  Ln: <= 0.5 ulp + 2^-28 (computed
+//   in fp64); ln(+-0) = -Inf, ln(x<0) = NaN.  Rsqrt: <= 0.5 ulp + 2^-28 (1/sqrt in fp64, not the
+//   12-bit estimate); rsqrt(+-0) = +-Inf.  half/bfloat16: the fp32 result rounded once.
+
+template <class T>
+void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
+  TESSERA_VEC_ANY_TYPE("Abs");  // int32: Abs(INT32_MIN) wraps to INT32_MIN
+  vec::RunUnary(vec::UnaryOp::kAbs, "Abs", dst, src, count);
+}
+template <class T>
+void Relu(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
+  TESSERA_VEC_ANY_TYPE("Relu");
+  vec::RunUnary(vec::UnaryOp::kRelu, "Relu", dst, src, count);
+}
+template <class T>
+void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
+  TESSERA_VEC_FLOAT_TYPE("Exp");
+  vec::RunUnary(vec::UnaryOp::kExp, "Exp", dst, src, count);
+}
+template <class T>
+void Ln(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
+  TESSERA_VEC_FLOAT_TYPE("Ln");
+  vec::RunUnary(vec::UnaryOp::kLn, "Ln", dst, src, count);
+}
+template <class T>
+void Sqrt(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
+  TESSERA_VEC_FLOAT_TYPE("Sqrt");
+  vec::RunUnary(vec::UnaryOp::kSqrt, "Sqrt", dst, src, count);
+}
+template <class T>
+void Rsqrt(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
+  TESSERA_VEC_FLOAT_TYPE("Rsqrt");
+  vec::RunUnary(vec::UnaryOp::kRsqrt, "Rsqrt", dst, src, count);
+}
+template <class T>
+void Reciprocal(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
+  TESSERA_VEC_FLOAT_TYPE("Reciprocal");
+  vec::RunUnary(vec::UnaryOp::kReciprocal, "Reciprocal", dst, src, count);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Activations (fp32 errors measured on [-20, 20] and tails, see docs/kernel_vector.md).
+// Sigmoid = 1 / (1 + e^-x). Tanh: Highway's (documented 4 ulp). Gelu: tanh approximation
+// (Ascend's default), evaluated as x * sigmoid(2u) to avoid cancellation for x < 0. GeluErf:
+// x * Phi(x) with an erfc fit of relative error < 1.2e-7. Silu = x * sigmoid(x). Limits at
+// -Inf are -0 (not NaN).
+
+template <class T>
+void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
+  TESSERA_VEC_FLOAT_TYPE("Sigmoid");
+  vec::RunUnary(vec::UnaryOp::kSigmoid, "Sigmoid", dst, src, count);
+}
+template <class T>
+void Tanh(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
+  TESSERA_VEC_FLOAT_TYPE("Tanh");
+  vec::RunUnary(vec::UnaryOp::kTanh, "Tanh", dst, src, count);
+}
+template <class T>
+void Gelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
+  TESSERA_VEC_FLOAT_TYPE("Gelu");
+  vec::RunUnary(vec::UnaryOp::kGelu, "Gelu", dst, src, count);
+}
+template <class T>
+void GeluErf(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
+  TESSERA_VEC_FLOAT_TYPE("GeluErf");
+  vec::RunUnary(vec::UnaryOp::kGeluErf, "GeluErf", dst, src, count);
+}
+template <class T>
+void Silu(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
+  TESSERA_VEC_FLOAT_TYPE("Silu");
+  vec::RunUnary(vec::UnaryOp::kSilu, "Silu", dst, src, count);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cast(dst<U>, src<T>, mode, count). Supported pairs: half/bfloat16 -> float (exact, mode
+// ignored); float/half/bfloat16/int32 -> half, float/half -> bfloat16, float/half/bfloat16 ->
+// int32, int32 -> float, each with every RoundMode except ODD to int32 (a checked-mode error;
+// fast mode writes nothing). To int32: out-of-range values saturate, NaN gives 0.
+// Overflow to half/bfloat16 follows IEEE: RINT/ROUND/away directions give Inf, FLOOR of a large
+// positive (and TRUNC, ODD) give the largest finite value.
+
+template <class U, class T>
+void Cast(const LocalTensor<U>& dst, const LocalTensor<T>& src, RoundMode mode, uint32_t count) {
+  constexpr bool kToFloat =
+      std::is_same_v<U, float> &&
+      (std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || std::is_same_v<T, int32_t>);
+  constexpr bool kToHalf =
+      std::is_same_v<U, half> && !std::is_same_v<T, half> && vec::kIsVectorType<T>;
+  constexpr bool kToBf16 =
+      std::is_same_v<U, bfloat16> && (std::is_same_v<T, float> || std::is_same_v<T, half>);
+  constexpr bool kToInt = std::is_same_v<U, int32_t> && vec::kIsFloatType<T>;
+  static_assert(kToFloat || kToHalf || kToBf16 || kToInt,
+                "Cast: unsupported type pair. Supported: half/bfloat16/int32 -> float, "
+                "float/bfloat16/int32 -> half, float/half -> bfloat16, float/half/bfloat16 -> "
+                "int32 (int32 -> bfloat16 would round twice: cast to float first)");
+  if (dst.checked()) {
+    vec::CheckCount(dst, static_cast<int32_t>(count), "Cast", "dst");
+    vec::CheckCount(src, static_cast<int32_t>(count), "Cast", "src");
+  }
+  if (count == 0) return;
+  const bool ok =
+      vec::Cast(vec::DTypeOf<U>(), vec::DTypeOf<T>(), mode, dst.data(), src.data(), count);
+  TESSERA_KERNEL_CHECK(dst.checked(), ok, "Cast",
+                       "RoundMode CAST_ODD is not defined for a conversion to int32");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compare: bit i of byte i / 8 of dst = (src0[i] cmp src1[i]) for i < count (any count; Ascend's
+// 256-byte multiple is not required). Bits past count in the last byte are written as 0; no
+// byte past ceil(count / 8) is touched. dst may be any unsigned integer tensor (seen as bytes).
+
+template <class U, class T>
+void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+             CMPMODE mode, uint32_t count) {
+  TESSERA_VEC_ANY_TYPE("Compare");
+  static_assert(std::is_unsigned_v<U>, "Compare: the mask tensor must hold an unsigned type");
+  const uint64_t mask_bytes = (uint64_t{count} + 7) / 8;
+  if (dst.checked()) {
+    vec::CheckCount(src0, static_cast<int32_t>(count), "Compare", "src0");
+    vec::CheckCount(src1, static_cast<int32_t>(count), "Compare", "src1");
+    TESSERA_KERNEL_CHECK(
+        true, mask_bytes <= uint64_t{dst.GetSize()} * sizeof(U) && dst.Live(), "Compare",
+        "dst: count " + std::to_string(count) + " needs " + std::to_string(mask_bytes) +
+            " mask bytes, the tensor has " + std::to_string(uint64_t{dst.GetSize()} * sizeof(U)));
+  }
+  if (count == 0) return;
+  vec::Compare(mode, vec::DTypeOf<T>(), reinterpret_cast<uint8_t*>(dst.data()), src0.data(),
+               src1.data(), count);
+}
+
+// Select: dst[i] = bit i of selMask ? src0[i] : src1[i] (VSEL_TENSOR_TENSOR_MODE), or
+// ? src0[i] : scalar (VSEL_TENSOR_SCALAR_MODE). Bit-exact (no arithmetic).
+
+namespace vec {
+template <class T, class U>
+void RunSelect(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const LocalTensor<T>& a,
+               const LocalTensor<T>* b, T scalar, SELMODE mode, SELMODE expected, uint32_t count) {
+  static_assert(std::is_unsigned_v<U>, "Select: the mask tensor must hold an unsigned type");
+  if (dst.checked()) {
+    TESSERA_KERNEL_CHECK(true, mode == expected, "Select",
+                         expected == SELMODE::VSEL_TENSOR_TENSOR_MODE
+                             ? "a tensor src1 needs SELMODE::VSEL_TENSOR_TENSOR_MODE"
+                             : "a scalar src1 needs SELMODE::VSEL_TENSOR_SCALAR_MODE");
+    CheckCount(dst, static_cast<int32_t>(count), "Select", "dst");
+    CheckCount(a, static_cast<int32_t>(count), "Select", "src0");
+    if (b != nullptr) CheckCount(*b, static_cast<int32_t>(count), "Select", "src1");
+    const uint64_t need = (uint64_t{count} + 7) / 8;
+    TESSERA_KERNEL_CHECK(
+        true, need <= uint64_t{mask.GetSize()} * sizeof(U) && mask.Live(), "Select",
+        "selMask: count " + std::to_string(count) + " needs " + std::to_string(need) +
+            " mask bytes, the tensor has " + std::to_string(uint64_t{mask.GetSize()} * sizeof(U)));
+  }
+  if (count == 0) return;
+  uint32_t bits = 0;
+  if constexpr (sizeof(T) == 2) {
+    bits = std::bit_cast<uint16_t>(scalar);
+  } else {
+    bits = std::bit_cast<uint32_t>(scalar);
+  }
+  Select(sizeof(T), dst.data(), reinterpret_cast<const uint8_t*>(mask.data()), a.data(),
+         b != nullptr ? b->data() : nullptr, bits, count);
+}
+}  // namespace vec
+
+template <class T, class U>
+void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+            const LocalTensor<T>& src1, SELMODE selMode, uint32_t count) {
+  TESSERA_VEC_ANY_TYPE("Select");
+  vec::RunSelect(dst, selMask, src0, &src1, T{}, selMode, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);
+}
+template <class T, class U>
+void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+            T src1, SELMODE selMode, uint32_t count) {
+  TESSERA_VEC_ANY_TYPE("Select");
+  vec::RunSelect(dst, selMask, src0, static_cast<const LocalTensor<T>*>(nullptr), src1, selMode,
+                 SELMODE::VSEL_TENSOR_SCALAR_MODE, count);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reductions over count >= 1 elements, result in dst[0]. workLocal is accepted for Ascend C
+// compatibility and not used. Sums accumulate in fp32 over 4 x lanes partial sums (error
+// <= ~count / (4 lanes) * eps * sum|x|, far less in practice); int32 sums wrap. With calIndex,
+// Max/Min also write the first index of the extreme into dst[1] as the element type's bit
+// pattern (uint32 for 32-bit types, uint16 for half/bfloat16), as Ascend does. NaN inputs give
+// an unspecified value.
+
+namespace vec {
+template <class T>
+void RunReduce(ReduceOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+               uint32_t rows, uint32_t cols, uint32_t dst_needed, bool index) {
+  if (dst.checked()) {
+    TESSERA_KERNEL_CHECK(
+        true, cols >= 1 && cols <= 0x7FFFFFFF, api,
+        "count " + std::to_string(static_cast<int32_t>(cols)) + " must be at least 1");
+    src.CheckRange(static_cast<uint32_t>(uint64_t{rows} * cols), api, "src");
+    dst.CheckRange(dst_needed, api, "dst");
+    TESSERA_KERNEL_CHECK(
+        true, !index || sizeof(T) == 4 || cols <= 65536, api,
+        "calIndex with 16-bit types needs count <= 65536, got " + std::to_string(cols));
+  }
+  if (cols == 0 || cols > 0x7FFFFFFF || rows == 0) return;
+  Reduce(op, DTypeOf<T>(), dst.data(), index ? 2 : 1, src.data(), rows, cols, index);
+}
+}  // namespace vec
+
+template <class T>
+void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+               const LocalTensor<T>& workLocal, int32_t count) {
+  TESSERA_VEC_ANY_TYPE("ReduceSum");
+  (void)workLocal;
+  vec::RunReduce(vec::ReduceOp::kSum, "ReduceSum", dst, src, 1, static_cast<uint32_t>(count), 1,
+                 false);
+}
+template <class T>
+void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+               const LocalTensor<T>& workLocal, int32_t count, bool calIndex = false) {
+  TESSERA_VEC_ANY_TYPE("ReduceMax");
+  (void)workLocal;
+  vec::RunReduce(vec::ReduceOp::kMax, "ReduceMax", dst, src, 1, static_cast<uint32_t>(count),
+                 calIndex ? 2 : 1, calIndex);
+}
+template <class T>
+void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+               const LocalTensor<T>& workLocal, int32_t count, bool calIndex = false) {
+  TESSERA_VEC_ANY_TYPE("ReduceMin");
+  (void)workLocal;
+  vec::RunReduce(vec::ReduceOp::kMin, "ReduceMin", dst, src, 1, static_cast<uint32_t>(count),
+                 calIndex ? 2 : 1, calIndex);
+}
+
+// Per row of a row-major rows x cols src: dst[r] = reduction of row r (cols >= 1).
+template <class T>
+void ReduceSumRows(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t rows,
+                   uint32_t cols) {
+  TESSERA_VEC_ANY_TYPE("ReduceSumRows");
+  vec::RunReduce(vec::ReduceOp::kSum, "ReduceSumRows", dst, src, rows, cols, rows, false);
+}
+template <class T>
+void ReduceMaxRows(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t rows,
+                   uint32_t cols) {
+  TESSERA_VEC_ANY_TYPE("ReduceMaxRows");
+  vec::RunReduce(vec::ReduceOp::kMax, "ReduceMaxRows", dst, src, rows, cols, rows, false);
+}
+template <class T>
+void ReduceMinRows(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t rows,
+                   uint32_t cols) {
+  TESSERA_VEC_ANY_TYPE("ReduceMinRows");
+  vec::RunReduce(vec::ReduceOp::kMin, "ReduceMinRows", dst, src, rows, cols, rows, false);
+}
+
+// Row softmax of a row-major rows x cols tensor: dst[r][c] = e^(x - max_r) / sum_r. Rows holding
+// +-Inf or NaN give NaN. dst may alias src.
+template <class T>
+void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t rows, uint32_t cols) {
+  TESSERA_VEC_FLOAT_TYPE("SoftMax");
+  if (dst.checked()) {
+    const uint64_t n = uint64_t{rows} * cols;
+    TESSERA_KERNEL_CHECK(true, n <= 0xFFFFFFFFu, "SoftMax",
+                         "rows * cols = " + std::to_string(n) + " overflows");
+    dst.CheckRange(static_cast<uint32_t>(n), "SoftMax", "dst");
+    src.CheckRange(static_cast<uint32_t>(n), "SoftMax", "src");
+  }
+  if (rows == 0 || cols == 0) return;
+  vec::SoftMax(vec::DTypeOf<T>(), dst.data(), src.data(), rows, cols);
+}
+
+#undef TESSERA_VEC_ANY_TYPE
+#undef TESSERA_VEC_FLOAT_TYPE
+
+}  // namespace tessera::kernel
