@@ -41,17 +41,6 @@ void CopyToGlobal(void* dst, const void* src, size_t bytes, bool streaming) {
   std::memcpy(dst, src, bytes);
 }
 
-void CopyFromGlobal(void* dst, const void* src, size_t bytes) {
-  std::memcpy(dst, src, bytes);
-#if defined(__x86_64__) || defined(__i386__)
-  constexpr size_t kMaxAhead = size_t{64} << 10;
-  const auto* next = static_cast<const char*>(src) + bytes;
-  const size_t ahead = bytes < kMaxAhead ? bytes : kMaxAhead;
-  for (size_t i = 0; i < ahead; i += 64)
-    _mm_prefetch(next + i, _MM_HINT_T1);
-#endif
-}
-
 void FailAlignment(const char* api, const char* what, uint64_t value) {
   char buf[64];
   if (std::string(what).find("address") != std::string::npos) {

@@ -52,10 +52,7 @@ inline constexpr uint32_t kBlockBytes = 32;
 
 // Copies into global memory; `streaming` selects non-temporal stores.
 void CopyToGlobal(void* dst, const void* src, size_t bytes, bool streaming);
-// Copies out of global memory and prefetches the same number of bytes that follow `src`: streaming
-// kernels read their next tile from there, and the prefetch lets that read overlap this tile's
-// compute, as the NPU's asynchronous copy engine would. Prefetches never fault.
-void CopyFromGlobal(void* dst, const void* src, size_t bytes);
+
 // Streaming pays off when the destination tensor is larger than the caches it would evict.
 inline bool PreferStreaming(uint64_t extent_bytes, size_t copy_bytes) {
   return extent_bytes >= (uint64_t{8} << 20) && copy_bytes >= 4096;
@@ -89,7 +86,7 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t co
   detail::CheckCountCopy<T>("DataCopy", dst.checked(), dst.data(), src.data(), count);
   dst.CheckRange(count, "DataCopy", "destination");
   src.CheckRange(count, "DataCopy", "source");
-  detail::CopyFromGlobal(dst.data(), src.data(), size_t{count} * sizeof(T));
+  std::memcpy(dst.data(), src.data(), size_t{count} * sizeof(T));
 }
 
 // UB -> GM, `count` elements.
