@@ -2,7 +2,11 @@
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY include/tessera DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS tessera_core tessera_device tessera_tiling tessera_kernel tessera_warnings
+set(_tessera_targets tessera_core tessera_device tessera_tiling tessera_kernel tessera_warnings)
+if(TARGET tessera_elewise)
+  list(APPEND _tessera_targets tessera_elewise)
+endif()
+install(TARGETS ${_tessera_targets}
         EXPORT tesseraTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
