@@ -2,7 +2,7 @@
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY include/tessera DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-set(_tessera_targets tessera_core tessera_device tessera_tiling tessera_kernel tessera_warnings)
+set(_tessera_targets tessera_core tessera_device tessera_tiling tessera_kernel tessera_runtime tessera_warnings)
 if(TARGET tessera_elewise)
   list(APPEND _tessera_targets tessera_elewise)
 endif()

@@ -1,0 +1,228 @@
+// OpDef: how an operator declares itself - inputs, outputs, attributes, supported dtype/format
+// combinations per SoC, and its tiling and shape-inference functions - as in CANN's OpDef.
+//
+//   class AddCustom : public tessera::runtime::OpDef {
+//    public:
+//     AddCustom() : OpDef("AddCustom") {
+//       Input("x").ParamType(REQUIRED).DataType({DataType::kFloat16,
+//       DataType::kFloat32}).Format({Format::kND, Format::kND});
+//       Input("y").ParamType(REQUIRED).DataType({DataType::kFloat16,
+//       DataType::kFloat32}).Format({Format::kND, Format::kND});
+//       Output("z").ParamType(REQUIRED).Follow("x");
+//       Attr("alpha").AttrType(OPTIONAL).Float(1.0f);
+//       SetTiling(AddTiling);
+//       AddConfig("x86-64-v3");
+//     }
+//   };
+//
+// The i-th entry of every parameter's DataType and Format lists together form supported
+// combination i (the lists are columns). Validate() checks the declaration; CheckCall() checks a
+// call against it with CANN's familiar messages.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tessera/core/data_type.h"
+#include "tessera/core/format.h"
+#include "tessera/core/status.h"
+#include "tessera/core/tensor_desc.h"
+
+namespace tessera::runtime {
+
+class TilingContext;
+class InferShapeContext;
+
+// As in CANN, one option enum serves parameters (REQUIRED, OPTIONAL, DYNAMIC) and attributes
+// (REQUIRED, OPTIONAL).
+enum class Option : uint8_t { REQUIRED, OPTIONAL, DYNAMIC };
+using enum Option;
+const char* OptionName(Option option);
+
+enum class AttrKind : uint8_t { kInt, kFloat, kBool, kString, kIntList, kFloatList };
+using AttrValue =
+    std::variant<int64_t, float, bool, std::string, std::vector<int64_t>, std::vector<float>>;
+const char* AttrKindName(AttrKind kind);
+AttrKind KindOf(const AttrValue& value);
+
+using TilingFunc = std::function<Status(TilingContext&)>;
+// Computes output descs from input descs and attributes (graph use; the runtime also uses it to
+// check output shapes).
+using InferShapeFunc = std::function<Status(InferShapeContext&)>;
+
+class OpParamDef {
+ public:
+  explicit OpParamDef(std::string name) : name_(std::move(name)) {}
+  OpParamDef& ParamType(Option type) {
+    type_ = type;
+    return *this;
+  }
+  OpParamDef& DataType(std::vector<tessera::DataType> dtypes) {
+    dtypes_ = std::move(dtypes);
+    return *this;
+  }
+  OpParamDef& Format(std::vector<tessera::Format> formats) {
+    formats_ = std::move(formats);
+    return *this;
+  }
+  // Copy dtype, format (and for outputs, shape) from parameter `other`.
+  OpParamDef& Follow(std::string other) {
+    follow_ = std::move(other);
+    return *this;
+  }
+
+  const std::string& name() const { return name_; }
+  Option type() const { return type_; }
+  const std::vector<tessera::DataType>& dtypes() const { return dtypes_; }
+  const std::vector<tessera::Format>& formats() const { return formats_; }
+  const std::optional<std::string>& follow() const { return follow_; }
+
+ private:
+  std::string name_;
+  Option type_ = Option::REQUIRED;
+  std::vector<tessera::DataType> dtypes_;
+  std::vector<tessera::Format> formats_;
+  std::optional<std::string> follow_;
+};
+
+class OpAttrDef {
+ public:
+  explicit OpAttrDef(std::string name) : name_(std::move(name)) {}
+  OpAttrDef& AttrType(Option requirement) {
+    requirement_ = requirement;
+    return *this;
+  }
+  // Declare the kind; for optional attributes the value is the default.
+  OpAttrDef& Int(int64_t v = 0) { return Set(AttrKind::kInt, v); }
+  OpAttrDef& Float(float v = 0.0f) { return Set(AttrKind::kFloat, v); }
+  OpAttrDef& Bool(bool v = false) { return Set(AttrKind::kBool, v); }
+  OpAttrDef& String(std::string v = "") { return Set(AttrKind::kString, std::move(v)); }
+  OpAttrDef& ListInt(std::vector<int64_t> v = {}) { return Set(AttrKind::kIntList, std::move(v)); }
+  OpAttrDef& ListFloat(std::vector<float> v = {}) {
+    return Set(AttrKind::kFloatList, std::move(v));
+  }
+
+  const std::string& name() const { return name_; }
+  Option requirement() const { return requirement_; }
+  const std::optional<AttrKind>& kind() const { return kind_; }
+  const AttrValue& default_value() const { return default_; }
+
+ private:
+  OpAttrDef& Set(AttrKind kind, AttrValue value) {
+    kind_ = kind;
+    default_ = std::move(value);
+    return *this;
+  }
+  std::string name_;
+  Option requirement_ = Option::OPTIONAL;
+  std::optional<AttrKind> kind_;
+  AttrValue default_ = int64_t{0};
+};
+
+// Per-SoC overrides of some parameters (e.g. fewer dtypes on an older ISA level).
+class OpAICoreConfig {
+ public:
+  OpParamDef& Input(const std::string& name) { return Find(inputs_, name); }
+  OpParamDef& Output(const std::string& name) { return Find(outputs_, name); }
+  const std::vector<OpParamDef>& inputs() const { return inputs_; }
+  const std::vector<OpParamDef>& outputs() const { return outputs_; }
+
+ private:
+  static OpParamDef& Find(std::vector<OpParamDef>& list, const std::string& name);
+  std::vector<OpParamDef> inputs_;
+  std::vector<OpParamDef> outputs_;
+};
+
+// One supported combination: the dtype and format of every input then every output.
+struct Combination {
+  std::vector<tessera::DataType> dtypes;
+  std::vector<tessera::Format> formats;
+};
+
+// The dtype/format of one actual argument, for CheckCall (absent optional inputs: present=false).
+struct ArgSpec {
+  bool present = true;
+  tessera::DataType dtype = tessera::DataType::kFloat32;
+  tessera::Format format = tessera::Format::kND;
+};
+
+class OpDef {
+ public:
+  explicit OpDef(std::string type) : type_(std::move(type)) {}
+  virtual ~OpDef() = default;
+
+  OpParamDef& Input(const std::string& name);
+  OpParamDef& Output(const std::string& name);
+  OpAttrDef& Attr(const std::string& name);
+  OpDef& SetTiling(TilingFunc fn);
+  OpDef& SetInferShape(InferShapeFunc fn);
+  OpDef& AddConfig(const std::string& soc);
+  OpDef& AddConfig(const std::string& soc, OpAICoreConfig config);
+
+  const std::string& type() const { return type_; }
+  // snake_case of the type: the kernel name (AddCustom -> add_custom).
+  std::string KernelName() const;
+  const std::vector<OpParamDef>& inputs() const { return inputs_; }
+  const std::vector<OpParamDef>& outputs() const { return outputs_; }
+  const std::vector<OpAttrDef>& attrs() const { return attrs_; }
+  const TilingFunc& tiling() const { return tiling_; }
+  const InferShapeFunc& infer_shape() const { return infer_shape_; }
+  std::vector<std::string> socs() const;
+
+  // Checks the declaration: every list has the same number of columns, Follow targets exist and
+  // do not chain into a cycle, names are unique, attributes have kinds, required parameters come
+  // before optional ones where CANN requires it, a tiling function exists, at least one SoC.
+  Status Validate() const;
+
+  // The supported combinations on `soc` (after its overrides, Follow resolved). NotFound when the
+  // SoC was not configured with AddConfig.
+  Result<std::vector<Combination>> Combinations(const std::string& soc) const;
+
+  // Checks a call's dtypes/formats (inputs then outputs) against the combinations on `soc`, with
+  // CANN's messages: "SoC version X verification failed. This SoC is not configured through the
+  // AddConfig API" or "The dtype or format of the actual input or output ... is inconsistent with
+  // the prototype, details: x(DT_FLOAT16, ND), ... Supported dtype and format list is: ...".
+  Status CheckCall(const std::string& soc, const std::vector<ArgSpec>& inputs,
+                   const std::vector<ArgSpec>& outputs) const;
+
+  // Resolves call attributes: fills defaults of optional ones, rejects unknown names, missing
+  // required ones and values of the wrong kind.
+  Result<std::map<std::string, AttrValue>> ResolveAttrs(
+      const std::map<std::string, AttrValue>& given) const;
+
+ private:
+  const OpParamDef* FindParam(const std::string& name) const;
+  std::vector<OpParamDef> Effective(const std::vector<OpParamDef>& base,
+                                    const std::vector<OpParamDef>& overrides) const;
+
+  std::string type_;
+  std::vector<OpParamDef> inputs_;
+  std::vector<OpParamDef> outputs_;
+  std::vector<OpAttrDef> attrs_;
+  TilingFunc tiling_;
+  InferShapeFunc infer_shape_;
+  std::vector<std::pair<std::string, OpAICoreConfig>> configs_;
+};
+
+// Shape inference inputs and outputs.
+class InferShapeContext {
+ public:
+  InferShapeContext(std::vector<TensorDesc> inputs, std::map<std::string, AttrValue> attrs,
+                    size_t num_outputs)
+      : inputs_(std::move(inputs)), attrs_(std::move(attrs)), outputs_(num_outputs) {}
+  const std::vector<TensorDesc>& inputs() const { return inputs_; }
+  const std::map<std::string, AttrValue>& attrs() const { return attrs_; }
+  std::vector<TensorDesc>& outputs() { return outputs_; }
+
+ private:
+  std::vector<TensorDesc> inputs_;
+  std::map<std::string, AttrValue> attrs_;
+  std::vector<TensorDesc> outputs_;
+};
+
+}  // namespace tessera::runtime

@@ -1,0 +1,361 @@
+#include "tessera/runtime/op_def.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace tessera::runtime {
+namespace {
+
+std::string Describe(const std::string& name, tessera::DataType dtype, tessera::Format format) {
+  return name + "(" + std::string(DataTypeCannName(dtype)) + ", " +
+         std::string(FormatName(format)) + ")";
+}
+
+std::string JoinNames(const std::vector<OpParamDef>& params) {
+  std::string out;
+  for (const auto& p : params)
+    out += (out.empty() ? "" : ", ") + p.name();
+  return out;
+}
+
+}  // namespace
+
+const char* OptionName(Option option) {
+  switch (option) {
+    case Option::REQUIRED:
+      return "REQUIRED";
+    case Option::OPTIONAL:
+      return "OPTIONAL";
+    case Option::DYNAMIC:
+      return "DYNAMIC";
+    default:
+      return "invalid";
+  }
+}
+
+const char* AttrKindName(AttrKind kind) {
+  static const char* const kNames[] = {"int", "float", "bool", "string", "list_int", "list_float"};
+  const auto i = static_cast<size_t>(kind);
+  return i < 6 ? kNames[i] : "invalid";
+}
+
+AttrKind KindOf(const AttrValue& value) {
+  return static_cast<AttrKind>(value.index());
+}
+
+OpParamDef& OpAICoreConfig::Find(std::vector<OpParamDef>& list, const std::string& name) {
+  for (auto& p : list) {
+    if (p.name() == name) return p;
+  }
+  list.emplace_back(name);
+  return list.back();
+}
+
+OpParamDef& OpDef::Input(const std::string& name) {
+  for (auto& p : inputs_) {
+    if (p.name() == name) return p;
+  }
+  inputs_.emplace_back(name);
+  return inputs_.back();
+}
+
+OpParamDef& OpDef::Output(const std::string& name) {
+  for (auto& p : outputs_) {
+    if (p.name() == name) return p;
+  }
+  outputs_.emplace_back(name);
+  return outputs_.back();
+}
+
+OpAttrDef& OpDef::Attr(const std::string& name) {
+  for (auto& a : attrs_) {
+    if (a.name() == name) return a;
+  }
+  attrs_.emplace_back(name);
+  return attrs_.back();
+}
+
+OpDef& OpDef::SetTiling(TilingFunc fn) {
+  tiling_ = std::move(fn);
+  return *this;
+}
+
+OpDef& OpDef::SetInferShape(InferShapeFunc fn) {
+  infer_shape_ = std::move(fn);
+  return *this;
+}
+
+OpDef& OpDef::AddConfig(const std::string& soc) {
+  return AddConfig(soc, OpAICoreConfig());
+}
+
+OpDef& OpDef::AddConfig(const std::string& soc, OpAICoreConfig config) {
+  for (auto& [name, existing] : configs_) {
+    if (name == soc) {
+      existing = std::move(config);
+      return *this;
+    }
+  }
+  configs_.emplace_back(soc, std::move(config));
+  return *this;
+}
+
+std::vector<std::string> OpDef::socs() const {
+  std::vector<std::string> out;
+  for (const auto& [soc, config] : configs_)
+    out.push_back(soc);
+  return out;
+}
+
+std::string OpDef::KernelName() const {
+  std::string out;
+  for (size_t i = 0; i < type_.size(); ++i) {
+    const char c = type_[i];
+    if (std::isupper(static_cast<unsigned char>(c)) && i > 0) {
+      const char prev = type_[i - 1];
+      const bool next_lower =
+          i + 1 < type_.size() && std::islower(static_cast<unsigned char>(type_[i + 1]));
+      if (std::islower(static_cast<unsigned char>(prev)) ||
+          std::isdigit(static_cast<unsigned char>(prev)) ||
+          (std::isupper(static_cast<unsigned char>(prev)) && next_lower)) {
+        out += '_';
+      }
+    }
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+const OpParamDef* OpDef::FindParam(const std::string& name) const {
+  for (const auto& p : inputs_) {
+    if (p.name() == name) return &p;
+  }
+  for (const auto& p : outputs_) {
+    if (p.name() == name) return &p;
+  }
+  return nullptr;
+}
+
+Status OpDef::Validate() const {
+  const std::string op = "OpDef " + type_ + ": ";
+  if (type_.empty()) return InvalidArgument("OpDef: the op type is empty");
+  if (outputs_.empty()) return InvalidArgument(op + "declares no output");
+  std::set<std::string> names;
+  for (const auto* list : {&inputs_, &outputs_}) {
+    for (const auto& p : *list) {
+      if (!names.insert(p.name()).second) {
+        return InvalidArgument(op + "the name '" + p.name() + "' is declared twice");
+      }
+    }
+  }
+  for (const auto& a : attrs_) {
+    if (!names.insert(a.name()).second) {
+      return InvalidArgument(op + "the name '" + a.name() + "' is declared twice");
+    }
+    if (!a.kind()) {
+      return InvalidArgument(op + "attribute '" + a.name() +
+                             "' has no type; call Int, Float, Bool, String, ListInt or ListFloat");
+    }
+  }
+  // Columns: every parameter that does not follow another has the same number of combinations.
+  const OpParamDef* first = nullptr;
+  for (const auto* list : {&inputs_, &outputs_}) {
+    for (const auto& p : *list) {
+      if (p.follow()) {
+        const OpParamDef* target = FindParam(*p.follow());
+        if (target == nullptr) {
+          return InvalidArgument(op + "'" + p.name() + "' follows '" + *p.follow() +
+                                 "', which is not a declared input or output");
+        }
+        std::set<std::string> seen{p.name()};
+        while (target->follow()) {
+          if (!seen.insert(target->name()).second) {
+            return InvalidArgument(op + "Follow starting at '" + p.name() + "' forms a cycle");
+          }
+          target = FindParam(*target->follow());
+          if (target == nullptr) {
+            return InvalidArgument(op + "Follow chain from '" + p.name() +
+                                   "' reaches an unknown name");
+          }
+        }
+        continue;
+      }
+      if (p.dtypes().empty()) {
+        return InvalidArgument(op + "'" + p.name() + "' declares no DataType and follows nothing");
+      }
+      if (!p.formats().empty() && p.formats().size() != p.dtypes().size()) {
+        return InvalidArgument(op + "'" + p.name() + "' declares " +
+                               std::to_string(p.dtypes().size()) + " dtypes but " +
+                               std::to_string(p.formats().size()) +
+                               " formats; the lists are columns and must have equal length");
+      }
+      if (first == nullptr) {
+        first = &p;
+      } else if (p.dtypes().size() != first->dtypes().size()) {
+        return InvalidArgument(op + "'" + p.name() + "' declares " +
+                               std::to_string(p.dtypes().size()) + " dtypes but '" + first->name() +
+                               "' declares " + std::to_string(first->dtypes().size()) +
+                               "; the lists are columns of supported combinations and must have "
+                               "equal length");
+      }
+    }
+  }
+  if (first == nullptr)
+    return InvalidArgument(op + "every parameter follows another; nothing declares dtypes");
+  if (!tiling_) return InvalidArgument(op + "no tiling function (call SetTiling)");
+  if (configs_.empty()) return InvalidArgument(op + "no SoC configured (call AddConfig)");
+  for (const auto& [soc, config] : configs_) {
+    for (const auto* list : {&config.inputs(), &config.outputs()}) {
+      for (const auto& p : *list) {
+        if (FindParam(p.name()) == nullptr) {
+          return InvalidArgument(op + "AddConfig(\"" + soc + "\") overrides '" + p.name() +
+                                 "', which is not declared");
+        }
+      }
+    }
+  }
+  return OkStatus();
+}
+
+std::vector<OpParamDef> OpDef::Effective(const std::vector<OpParamDef>& base,
+                                         const std::vector<OpParamDef>& overrides) const {
+  std::vector<OpParamDef> out = base;
+  for (auto& p : out) {
+    for (const auto& o : overrides) {
+      if (o.name() != p.name()) continue;
+      if (!o.dtypes().empty()) p.DataType(o.dtypes());
+      if (!o.formats().empty()) p.Format(o.formats());
+    }
+  }
+  return out;
+}
+
+Result<std::vector<Combination>> OpDef::Combinations(const std::string& soc) const {
+  const OpAICoreConfig* config = nullptr;
+  for (const auto& [name, c] : configs_) {
+    if (name == soc) config = &c;
+  }
+  if (config == nullptr) {
+    std::string configured;
+    for (const auto& s : socs())
+      configured += (configured.empty() ? "" : ", ") + s;
+    return NotFound("SoC version " + soc +
+                    " verification failed. This SoC is not configured through the AddConfig API "
+                    "(op " +
+                    type_ + " is configured for: " + configured + ")");
+  }
+  const std::vector<OpParamDef> ins = Effective(inputs_, config->inputs());
+  const std::vector<OpParamDef> outs = Effective(outputs_, config->outputs());
+  std::vector<const OpParamDef*> all;
+  for (const auto& p : ins)
+    all.push_back(&p);
+  for (const auto& p : outs)
+    all.push_back(&p);
+  const auto find = [&](const std::string& name) -> const OpParamDef* {
+    for (const auto* p : all) {
+      if (p->name() == name) return p;
+    }
+    return nullptr;
+  };
+  size_t columns = 0;
+  for (const auto* p : all) {
+    if (!p->follow()) columns = std::max(columns, p->dtypes().size());
+  }
+  std::vector<Combination> combos(columns);
+  for (size_t c = 0; c < columns; ++c) {
+    for (const auto* p : all) {
+      const OpParamDef* source = p;
+      while (source->follow())
+        source = find(*source->follow());
+      combos[c].dtypes.push_back(source->dtypes()[c]);
+      combos[c].formats.push_back(source->formats().empty() ? Format::kND : source->formats()[c]);
+    }
+  }
+  return combos;
+}
+
+Status OpDef::CheckCall(const std::string& soc, const std::vector<ArgSpec>& inputs,
+                        const std::vector<ArgSpec>& outputs) const {
+  if (inputs.size() != inputs_.size()) {
+    return InvalidArgument(type_ + " expects " + std::to_string(inputs_.size()) + " inputs (" +
+                           JoinNames(inputs_) + "), got " + std::to_string(inputs.size()));
+  }
+  if (outputs.size() != outputs_.size()) {
+    return InvalidArgument(type_ + " expects " + std::to_string(outputs_.size()) + " outputs (" +
+                           JoinNames(outputs_) + "), got " + std::to_string(outputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].present && inputs_[i].type() == Option::REQUIRED) {
+      return InvalidArgument(type_ + ": required input '" + inputs_[i].name() + "' is missing");
+    }
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].present) {
+      return InvalidArgument(type_ + ": output '" + outputs_[i].name() + "' is missing");
+    }
+  }
+  TESSERA_ASSIGN_OR_RETURN(std::vector<Combination> combos, Combinations(soc));
+  std::vector<ArgSpec> args = inputs;
+  args.insert(args.end(), outputs.begin(), outputs.end());
+  for (const Combination& c : combos) {
+    bool match = true;
+    for (size_t k = 0; k < args.size() && match; ++k) {
+      if (!args[k].present) continue;
+      match = args[k].dtype == c.dtypes[k] && args[k].format == c.formats[k];
+    }
+    if (match) return OkStatus();
+  }
+  std::vector<std::string> names;
+  for (const auto& p : inputs_)
+    names.push_back(p.name());
+  for (const auto& p : outputs_)
+    names.push_back(p.name());
+  std::string details;
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (!args[k].present) continue;
+    details += (details.empty() ? "" : ", ") + Describe(names[k], args[k].dtype, args[k].format);
+  }
+  std::string supported;
+  for (const Combination& c : combos) {
+    supported += "\n  ";
+    for (size_t k = 0; k < names.size(); ++k) {
+      supported += (k ? ", " : "") + Describe(names[k], c.dtypes[k], c.formats[k]);
+    }
+  }
+  return InvalidArgument("The dtype or format of the actual input or output of " + type_ +
+                         " is inconsistent with the prototype, details: " + details +
+                         ". Supported dtype and format list is:" + supported);
+}
+
+Result<std::map<std::string, AttrValue>> OpDef::ResolveAttrs(
+    const std::map<std::string, AttrValue>& given) const {
+  std::map<std::string, AttrValue> out;
+  for (const auto& [name, value] : given) {
+    const auto it = std::find_if(attrs_.begin(), attrs_.end(),
+                                 [&](const OpAttrDef& a) { return a.name() == name; });
+    if (it == attrs_.end()) {
+      std::string known;
+      for (const auto& a : attrs_)
+        known += (known.empty() ? "" : ", ") + a.name();
+      return InvalidArgument(type_ + " has no attribute '" + name + "'" +
+                             (known.empty() ? "" : "; its attributes are " + known));
+    }
+    if (KindOf(value) != *it->kind()) {
+      return InvalidArgument(type_ + ": attribute '" + name + "' expects " +
+                             AttrKindName(*it->kind()) + ", got " + AttrKindName(KindOf(value)));
+    }
+    out[name] = value;
+  }
+  for (const auto& a : attrs_) {
+    if (out.count(a.name())) continue;
+    if (a.requirement() == Option::REQUIRED) {
+      return InvalidArgument(type_ + ": required attribute '" + a.name() + "' (" +
+                             AttrKindName(*a.kind()) + ") is missing");
+    }
+    out[a.name()] = a.default_value();
+  }
+  return out;
+}
+
+}  // namespace tessera::runtime

@@ -1,0 +1,73 @@
+#include "tessera/runtime/param_cache.h"
+
+#include <cstdlib>
+
+namespace tessera::runtime {
+
+size_t CacheLimitFromEnv() {
+  const char* env = std::getenv("TESSERA_CACHE_LIMIT");
+  if (env == nullptr || env[0] == '\0') return 10000;
+  char* end = nullptr;
+  const long long v = std::strtoll(env, &end, 10);
+  return (end && *end == '\0' && v >= 0) ? static_cast<size_t>(v) : 10000;
+}
+
+CacheKeyBuilder::CacheKeyBuilder(const std::string& op_type) {
+  Str(op_type);
+}
+
+CacheKeyBuilder& CacheKeyBuilder::Tensor(const TensorDesc* desc, int64_t view_offset) {
+  if (desc == nullptr) {
+    key_ += 'N';
+    return *this;
+  }
+  key_ += 'T';
+  Int(static_cast<int64_t>(desc->dtype));
+  Int(static_cast<int64_t>(desc->format));
+  Int(desc->shape.rank());
+  for (int64_t d : desc->shape.dims())
+    Int(d);
+  const std::vector<int64_t> strides =
+      desc->strides.empty() ? desc->ContiguousStrides() : desc->strides;
+  for (int64_t s : strides)
+    Int(s);
+  Int(view_offset);
+  return *this;
+}
+
+CacheKeyBuilder& CacheKeyBuilder::Attr(const std::string& name, const AttrValue& value) {
+  key_ += 'A';
+  Str(name);
+  Int(static_cast<int64_t>(value.index()));
+  std::visit(
+      [this](const auto& v) {
+        using V = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<V, std::string>) {
+          Str(v);
+        } else if constexpr (std::is_same_v<V, std::vector<int64_t>> ||
+                             std::is_same_v<V, std::vector<float>>) {
+          Int(static_cast<int64_t>(v.size()));
+          Raw(v.data(), v.size() * sizeof(typename V::value_type));
+        } else {
+          Raw(&v, sizeof(v));
+        }
+      },
+      value);
+  return *this;
+}
+
+CacheKeyBuilder& CacheKeyBuilder::Platform(uint32_t aiv_cores, uint32_t aic_cores,
+                                           const std::string& soc) {
+  key_ += 'P';
+  Int(aiv_cores);
+  Int(aic_cores);
+  Str(soc);
+  return *this;
+}
+
+CacheKeyBuilder& CacheKeyBuilder::Deterministic(bool on) {
+  key_ += on ? 'D' : 'd';
+  return *this;
+}
+
+}  // namespace tessera::runtime
