@@ -33,7 +33,13 @@ T SumT(const T* p, size_t n) {
     std::memcpy(buf, p + i, (n - i) * sizeof(T));
     s1 = hn::Add(s1, hn::Load(d, buf));
   }
-  return hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
+  // The last step is a scalar loop rather than SumOfLanes: for unsigned lanes it must wrap, and
+  // the x86 horizontal-add intrinsics do their arithmetic in signed int.
+  HWY_ALIGN T lanes[kMaxLanes32];
+  hn::Store(hn::Add(hn::Add(s0, s1), hn::Add(s2, s3)), d, lanes);
+  T sum = T(0);
+  for (size_t k = 0; k < N; ++k) sum += lanes[k];
+  return sum;
 }
 
 // Max (kMax) or min of n >= 1 elements. NaN handling follows the target's Max/Min.
@@ -112,7 +118,8 @@ void ReduceImpl(ReduceOp op, DType t, void* dst, size_t dst_step, const void* sr
       const auto* p = static_cast<const int32_t*>(src) + r * cols;
       auto* out = static_cast<int32_t*>(dst);
       if (op == ReduceOp::kSum) {
-        out[o] = SumT(p, cols);  // wraps modulo 2^32 like every int32 op
+        // Summed as uint32, which wraps modulo 2^32 like every int32 op, without signed overflow.
+        out[o] = static_cast<int32_t>(SumT(reinterpret_cast<const uint32_t*>(p), cols));
         continue;
       }
       const int32_t v = ExtremumT(op, p, cols);
