@@ -32,6 +32,7 @@
 #include "tessera/core/format.h"
 #include "tessera/core/status.h"
 #include "tessera/core/tensor_desc.h"
+#include "tessera/tiling/tiling_data.h"
 
 namespace tessera::runtime {
 
@@ -160,6 +161,14 @@ class OpDef {
   OpParamDef& Output(const std::string& name);
   OpAttrDef& Attr(const std::string& name);
   OpDef& SetTiling(TilingFunc fn);
+  // Declares the op's TilingData struct: the runtime refuses a package whose manifest records a
+  // different layout (schema hash) than the loaded tiling function's.
+  template <class T>
+  OpDef& TilingDataType() {
+    tiling_schema_hash_ = tiling::TilingSchemaOf<T>().hash;
+    return *this;
+  }
+  uint64_t tiling_schema_hash() const { return tiling_schema_hash_; }
   OpDef& SetInferShape(InferShapeFunc fn);
   OpDef& AddConfig(const std::string& soc);
   OpDef& AddConfig(const std::string& soc, OpAICoreConfig config);
@@ -207,6 +216,7 @@ class OpDef {
   TilingFunc tiling_;
   InferShapeFunc infer_shape_;
   std::vector<std::pair<std::string, OpAICoreConfig>> configs_;
+  uint64_t tiling_schema_hash_ = 0;
 };
 
 // Shape inference inputs and outputs.
