@@ -59,7 +59,15 @@ ArenaLease::ArenaLease(BlockContext& ctx, const ArchSpec& arch, bool checked) {
 }
 
 ArenaLease::~ArenaLease() {
-  if (base_) tls_cache.free_by_size[bytes_].push_back(base_);
+  if (base_ == nullptr) return;
+  // Bounded per thread: many suspended blocks once must not pin their arenas forever.
+  constexpr size_t kMaxCachedPerSize = 16;
+  auto& list = tls_cache.free_by_size[bytes_];
+  if (list.size() < kMaxCachedPerSize) {
+    list.push_back(base_);
+  } else {
+    std::free(base_);
+  }
 }
 
 }  // namespace tessera::device::detail

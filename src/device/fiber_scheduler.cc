@@ -3,6 +3,7 @@
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 #include <cstdlib>
+#include <exception>
 #include <utility>
 
 #include "block_state.h"
@@ -167,16 +168,44 @@ void FiberScheduler::Resume(FiberSlot* slot) {
 }
 
 void FiberScheduler::Start(Job* job, uint32_t index) {
-  FiberSlot* slot = AcquireSlot();
+  FiberSlot* slot = nullptr;
+  try {
+    slot = AcquireSlot();
+  } catch (const std::exception& e) {  // no memory for another fiber stack
+    job->AbandonBlock(index, e.what());
+    job->FinishBlock();
+    return;
+  }
   slot->job = job;
   slot->index = index;
   Resume(slot);
   if (slot->state == FiberSlot::State::kFinished) {
     slot->job = nullptr;
-    idle_.push_back(slot);
+    Retire(slot);
     job->FinishBlock();
   } else {
     suspended_.push_back(slot);
+  }
+}
+
+void FiberScheduler::Retire(FiberSlot* slot) {
+  // Keep a bounded number of idle fibers: a launch that once suspended thousands of blocks must
+  // not pin their stacks forever.
+  constexpr size_t kMaxIdleFibers = 64;
+  if (idle_.size() < kMaxIdleFibers) {
+    idle_.push_back(slot);
+    return;
+  }
+  slot->shutdown = true;
+  Resume(slot);  // FiberMain returns; the fiber's stack is released with the slot
+  for (auto it = slots_.begin(); it != slots_.end(); ++it) {
+    if (it->get() == slot) {
+#ifdef TESSERA_TSAN
+      __tsan_destroy_fiber(slot->tsan_fiber);
+#endif
+      slots_.erase(it);
+      break;
+    }
   }
 }
 
@@ -199,7 +228,7 @@ bool FiberScheduler::PollSuspended() {
     suspended_.pop_back();
     Job* job = slot->job;
     slot->job = nullptr;
-    idle_.push_back(slot);
+    Retire(slot);
     job->FinishBlock();
   }
   return resumed;

@@ -50,6 +50,8 @@ class FiberScheduler {
  private:
   FiberSlot* AcquireSlot();
   void Resume(FiberSlot* slot);
+  // Returns a finished fiber to the idle list, or destroys it when enough are idle.
+  void Retire(FiberSlot* slot);
 
   size_t stack_bytes_;
   std::vector<std::unique_ptr<FiberSlot>> slots_;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <typeinfo>
 #include <unordered_map>
 #include <vector>
@@ -149,10 +150,11 @@ void LaunchJob::RunBlock(uint32_t fiber_index) {
   if (aborted_.load(std::memory_order_acquire)) return;  // a failed launch runs no further blocks
   BlockContext ctx;
   FillContext(ctx, fiber_index);
-  ArenaLease arenas(ctx, arch_, checked_);
+  std::optional<ArenaLease> arenas;
   SetCurrentBlockContext(&ctx);
   bool completed = false;
   try {
+    arenas.emplace(ctx, arch_, checked_);
     request_.invoke(request_.payload);
     completed = true;
   } catch (const BlockAbort&) {
@@ -167,6 +169,13 @@ void LaunchJob::RunBlock(uint32_t fiber_index) {
     hook(ctx, completed);
   SetCurrentBlockContext(nullptr);
   progress_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void LaunchJob::AbandonBlock(uint32_t fiber_index, const std::string& why) {
+  started_.fetch_add(1, std::memory_order_acq_rel);
+  BlockContext ctx;
+  FillContext(ctx, fiber_index);
+  Fail(ctx, OutOfMemory("could not start the block: " + why));
 }
 
 void LaunchJob::Fail(const BlockContext& ctx, const Status& cause) {
@@ -216,22 +225,28 @@ void LaunchJob::Wait(BlockContext& ctx, const std::atomic<uint64_t>& counter, ui
     rec.active.store(true, std::memory_order_release);
     suspended_.fetch_add(1, std::memory_order_seq_cst);
     SuspendCurrentFiber(cond);
-    rec.active.store(false, std::memory_order_release);
+    // Progress and the suspended count change before the record goes inactive, so a deadlock check
+    // running in between never sees an inactive record counted as suspended with no progress.
+    progress_.fetch_add(1, std::memory_order_seq_cst);
     suspended_.fetch_sub(1, std::memory_order_seq_cst);
-    progress_.fetch_add(1, std::memory_order_acq_rel);
+    rec.active.store(false, std::memory_order_release);
   }
   if (aborted_.load(std::memory_order_acquire)) throw BlockAbort{};
 }
 
-void LaunchJob::SyncAll(BlockContext& ctx) {
+void LaunchJob::RequireResident(const char* api) const {
   const uint32_t limit = ResidentCoreLimit();
   if (request_.config.block_dim > limit) {
     throw BlockFailure{KernelError(
-        "SyncAll needs all " + std::to_string(request_.config.block_dim) +
+        std::string(api) + " needs all " + std::to_string(request_.config.block_dim) +
         " blocks resident at once, but profile '" + arch_.name + "' has " + std::to_string(limit) +
         " logical " + (request_.config.type == KernelType::kAiv ? "AIV" : "AI") +
         " cores; launch with blockDim <= " + std::to_string(limit))};
   }
+}
+
+void LaunchJob::SyncAll(BlockContext& ctx) {
+  RequireResident("SyncAll");
   const uint64_t round = ++ctx.barriers_passed;
   barrier_arrived_.fetch_add(1, std::memory_order_acq_rel);
   progress_.fetch_add(1, std::memory_order_acq_rel);
@@ -298,6 +313,7 @@ void LaunchJob::SetFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id)
 
 void LaunchJob::WaitFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id) {
   CheckFlagArgs(ctx, "CrossCoreWaitFlag", mode, flag_id);
+  RequireResident("CrossCoreWaitFlag");  // waiting blocks hold their cores, as on the NPU
   FlagTable& t = Flags();
   const size_t slot = size_t{ctx.group} * kFlagCount + flag_id;
   const uint64_t round = ++ctx.flag_waits[static_cast<int>(mode)][flag_id];

@@ -24,6 +24,7 @@ class LaunchJob final : public Job, public StreamOp {
   void RunBlock(uint32_t fiber_index) override;
   void OnComplete() override;
   void OnStall() override;
+  void AbandonBlock(uint32_t fiber_index, const std::string& why) override;
 
   // Kernel-side primitives (called by the running block `ctx`).
   void SyncAll(BlockContext& ctx);
@@ -49,6 +50,8 @@ class LaunchJob final : public Job, public StreamOp {
   FlagTable& Flags();
   void FillContext(BlockContext& ctx, uint32_t fiber_index) const;
   uint32_t ResidentCoreLimit() const;
+  // Fails the block (throws) when the launch is wider than the cores that can be resident at once.
+  void RequireResident(const char* api) const;
   Status CheckedModeCompletion();
 
   LaunchRequest request_;

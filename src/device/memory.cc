@@ -33,6 +33,7 @@ constexpr size_t kFastAlign = 64;
 constexpr size_t kCheckedAlign = 32;
 constexpr size_t kMmapThreshold = size_t{1} << 20;
 constexpr size_t kQuarantineLimit = size_t{256} << 20;
+constexpr size_t kQuarantineEntries = 2048;  // well below the fault table's 8192 slots
 constexpr size_t kParallelCopyThreshold = size_t{4} << 20;
 
 // Sits immediately before the data of a checked allocation (data is 32-byte aligned, so the header
@@ -127,7 +128,9 @@ class MemoryManager {
     quarantine_.push_back(
         {a.region, a.region_bytes, a.guard_slot, reinterpret_cast<uintptr_t>(ptr), a.id});
     quarantine_bytes_ += a.region_bytes;
-    while (quarantine_bytes_ > kQuarantineLimit && !quarantine_.empty()) {
+    // Bounded by bytes and by count: the fault handler's table has a fixed number of slots.
+    while ((quarantine_bytes_ > kQuarantineLimit || quarantine_.size() > kQuarantineEntries) &&
+           !quarantine_.empty()) {
       Quarantined& q = quarantine_.front();
       UnregisterGuard(q.guard_slot);
       munmap(q.region, q.region_bytes);
@@ -494,6 +497,8 @@ Status Memcpy(void* dst, size_t dst_max, const void* src, size_t count, MemcpyKi
 
 Status MemcpyAsync(void* dst, size_t dst_max, const void* src, size_t count, MemcpyKind kind,
                    const Stream& stream) {
+  if (stream.impl() == nullptr)
+    return InvalidArgument("MemcpyAsync: the stream handle is empty (moved from)");
   TESSERA_RETURN_IF_ERROR(detail::ValidateCopy("MemcpyAsync", dst, dst_max, src, count, kind));
   if (count == 0) return OkStatus();
   stream.impl()->Enqueue(
@@ -509,6 +514,8 @@ Status Memset(void* dst, size_t dst_max, int value, size_t count) {
 }
 
 Status MemsetAsync(void* dst, size_t dst_max, int value, size_t count, const Stream& stream) {
+  if (stream.impl() == nullptr)
+    return InvalidArgument("MemsetAsync: the stream handle is empty (moved from)");
   TESSERA_RETURN_IF_ERROR(detail::ValidateSet("MemsetAsync", dst, dst_max, count));
   if (count == 0) return OkStatus();
   stream.impl()->Enqueue(

@@ -250,6 +250,13 @@ Status SynchronizeAllStreams() {
 
 }  // namespace detail
 
+namespace {
+// A moved-from Stream or Event has no implementation; using it is an error, not a crash.
+Status MovedFrom(const char* api) {
+  return InvalidArgument(std::string(api) + ": the stream or event handle is empty (moved from)");
+}
+}  // namespace
+
 Stream::Stream() : impl_(detail::DefaultStreamImpl()) {}
 
 Result<Stream> Stream::Create() {
@@ -261,19 +268,22 @@ Result<Stream> Stream::Create() {
 }
 
 Status Stream::Synchronize() const {
+  if (!impl_) return MovedFrom("Stream::Synchronize");
   return impl_->Synchronize();
 }
 Status Stream::Query() const {
+  if (!impl_) return MovedFrom("Stream::Query");
   return impl_->Query();
 }
 Status Stream::GetError() const {
+  if (!impl_) return MovedFrom("Stream::GetError");
   return impl_->GetError();
 }
 void Stream::ResetError() const {
-  impl_->ResetError();
+  if (impl_) impl_->ResetError();
 }
 bool Stream::IsDefault() const {
-  return impl_->is_default();
+  return impl_ && impl_->is_default();
 }
 
 Result<Event> Event::Create() {
@@ -281,25 +291,31 @@ Result<Event> Event::Create() {
 }
 
 Status Event::Record(const Stream& stream) const {
+  if (!impl_) return MovedFrom("Event::Record");
+  if (!stream.impl()) return MovedFrom("Event::Record (stream)");
   const uint64_t gen = impl_->NextRecord();
   stream.impl()->Enqueue(std::make_unique<detail::RecordOp>(impl_, gen));
   return OkStatus();
 }
 
 Status Event::Synchronize() const {
+  if (!impl_) return MovedFrom("Event::Synchronize");
   return impl_->Synchronize();
 }
 Status Event::Query() const {
+  if (!impl_) return MovedFrom("Event::Query");
   return impl_->Query();
 }
 
 Result<float> Event::ElapsedMs(const Event& start, const Event& end) {
+  if (!start.impl_ || !end.impl_) return MovedFrom("Event::ElapsedMs");
   TESSERA_ASSIGN_OR_RETURN(int64_t t0, start.impl_->TimestampNs());
   TESSERA_ASSIGN_OR_RETURN(int64_t t1, end.impl_->TimestampNs());
   return static_cast<float>(static_cast<double>(t1 - t0) * 1e-6);
 }
 
 Status StreamWaitEvent(const Stream& stream, const Event& event) {
+  if (!stream.impl() || !event.impl_) return MovedFrom("StreamWaitEvent");
   const uint64_t target = event.impl_->LatestRecord();
   if (target == 0) return OkStatus();
   stream.impl()->Enqueue(std::make_unique<detail::WaitOp>(event.impl_, target));

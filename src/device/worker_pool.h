@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -24,6 +25,12 @@ class Job {
   virtual void OnComplete() = 0;
   // Called by a worker whose suspended fibers of this job have made no progress for a while.
   virtual void OnStall() {}
+  // Block `index` cannot run (no memory for its fiber); the job records why. The caller then
+  // reports the block finished.
+  virtual void AbandonBlock(uint32_t index, const std::string& why) {
+    (void)index;
+    (void)why;
+  }
 
   void FinishBlock() {
     const uint32_t total = total_;  // once our increment lands, another thread may delete the job

@@ -144,3 +144,28 @@ TEST(CheckedModeTest, UnifiedBufferStartsPoisoned) {
 
 }  // namespace
 }  // namespace tessera::device
+
+namespace tessera::device {
+namespace {
+
+// The quarantine is bounded by count too, so the fault handler's table never fills up and
+// overruns keep their names after many small alloc/free cycles.
+TEST(CheckedModeDeathTest, GuardReportSurvivesManyFrees) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        SetCheckedMode(true);
+        for (int i = 0; i < 9000; ++i)
+          (void)Free(*Malloc(64));
+        auto* p = static_cast<float*>(*Malloc(256 * sizeof(float)));
+        (void)Launch(LaunchConfig{2, KernelType::kAiv, "late_overrun"}, WritePastEnd, Stream(), p,
+                     256, 8);
+        (void)Stream().Synchronize();
+      },
+      "kernel 'late_overrun' block 1 \\(AIV\\) accessed address 0x[0-9a-f]+, 32 bytes past the end "
+      "of "
+      "allocation #[0-9]+ \\(1024 bytes");
+}
+
+}  // namespace
+}  // namespace tessera::device

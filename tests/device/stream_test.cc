@@ -192,3 +192,31 @@ TEST(StreamTest, SynchronizeInsideAKernelIsRefused) {
 
 }  // namespace
 }  // namespace tessera::device
+
+namespace tessera::device {
+namespace {
+
+TEST(StreamTest, MovedFromHandlesGiveErrorsNotCrashes) {
+  auto s = Stream::Create();
+  auto e = Event::Create();
+  ASSERT_TRUE(s.ok() && e.ok());
+  Stream moved_stream = std::move(*s);
+  Event moved_event = std::move(*e);
+  const Stream& empty_stream = *s;  // NOLINT(bugprone-use-after-move): the point of the test
+  const Event& empty_event = *e;    // NOLINT(bugprone-use-after-move)
+  EXPECT_TRUE(Contains(empty_stream.Synchronize(), "moved from"));
+  EXPECT_TRUE(Contains(empty_stream.Query(), "moved from"));
+  EXPECT_TRUE(Contains(empty_event.Record(moved_stream), "moved from"));
+  EXPECT_TRUE(Contains(moved_event.Record(empty_stream), "moved from"));
+  EXPECT_TRUE(Contains(StreamWaitEvent(empty_stream, moved_event), "moved from"));
+  EXPECT_TRUE(Contains(empty_event.Synchronize(), "moved from"));
+  EXPECT_FALSE(Event::ElapsedMs(empty_event, moved_event).ok());
+  char buf[64];
+  EXPECT_TRUE(Contains(MemsetAsync(buf, 64, 0, 64, empty_stream), "moved from"));
+  EXPECT_TRUE(Contains(MemcpyAsync(buf, 64, buf + 32, 16, MemcpyKind::kHostToHost, empty_stream),
+                       "moved from"));
+  EXPECT_TRUE(moved_stream.Synchronize().ok());
+}
+
+}  // namespace
+}  // namespace tessera::device

@@ -175,3 +175,26 @@ TEST(DeadlockTest, ManyBlocksWaitingOnAFlagNobodySets) {
 
 }  // namespace
 }  // namespace tessera::device
+
+namespace tessera::device {
+namespace {
+
+void SetThenWait() {
+  CrossCoreSetFlag(CrossCoreMode::kAllCores, 0);
+  CrossCoreWaitFlag(CrossCoreMode::kAllCores, 0);
+}
+
+// Waiting blocks hold their cores, as on the NPU: a launch wider than the cores cannot wait.
+TEST(CrossCoreFlagTest, WaitNeedsAllBlocksResident) {
+  testing::ProfileScope scope("ascend910b");
+  auto s = Stream::Create();
+  ASSERT_TRUE(Launch(LaunchConfig{49, KernelType::kAiv, "wide_wait"}, SetThenWait, *s).ok());
+  Status err = s->Synchronize();
+  EXPECT_TRUE(Contains(err, "CrossCoreWaitFlag needs all 49 blocks resident")) << err.ToString();
+  s->ResetError();
+  ASSERT_TRUE(Launch(LaunchConfig{48, KernelType::kAiv, "fits"}, SetThenWait, *s).ok());
+  EXPECT_TRUE(s->Synchronize().ok());
+}
+
+}  // namespace
+}  // namespace tessera::device

@@ -116,7 +116,7 @@ void UnalignedAddress(float* x) {
   pipe.InitBuffer(buf, 1024);
   GlobalTensor<float> g;
   g.SetGlobalBuffer(x, 64);
-  DataCopy(buf.Get<float>(), g[3], 16);
+  DataCopy(buf.Get<float>()[3], g, 16);  // UB side off its 32-byte grid
 }
 
 void LocalOutOfRange() {
@@ -170,7 +170,7 @@ TEST(FindingsTest, AccessChecksInCheckedMode) {
   EXPECT_TRUE(Contains(st, "DataCopy: length in bytes 100 is not 32-byte aligned; use DataCopyPad"))
       << st.ToString();
   st = RunKernel("unaligned", 1, UnalignedAddress, x.get());
-  EXPECT_TRUE(Contains(st, "DataCopy: source address 0x")) << st.ToString();
+  EXPECT_TRUE(Contains(st, "DataCopy: destination UB address 0x")) << st.ToString();
   EXPECT_TRUE(Contains(st, "is not 32-byte aligned"));
   st = RunKernel("oob", 1, LocalOutOfRange);
   EXPECT_TRUE(
@@ -249,6 +249,57 @@ TEST(FindingsTest, GlobalExtentMustFitTheAllocation) {
   EXPECT_TRUE(
       Contains(st, "extent of 57 elements exceeds the 56 elements left in its device allocation"))
       << st.ToString();
+}
+
+}  // namespace
+}  // namespace tessera::kernel
+
+namespace tessera::kernel {
+namespace {
+
+// GM addresses need no alignment (the NPU's copy engine takes any); only the UB side does.
+void UnalignedGlobal(float* x) {
+  TPipe pipe;
+  TBuf<> buf;
+  pipe.InitBuffer(buf, 1024);
+  GlobalTensor<float> g;
+  g.SetGlobalBuffer(x, 64);
+  DataCopy(buf.Get<float>(), g[3], 16);
+  DataCopy(g[5], buf.Get<float>(), 16);
+}
+
+void HugeInitBuffer() {
+  TPipe pipe;
+  TQue<TPosition::VECIN, 2> q;
+  pipe.InitBuffer(q, 2, 0xFFFFFFF0u);  // rounding must not wrap to 0
+}
+
+// A strided UB->GM copy whose span exceeds 2^32 bytes must be caught, not wrapped to a small one.
+void HugeStride(uint8_t* y) {
+  TPipe pipe;
+  TBuf<> buf;
+  pipe.InitBuffer(buf, 4096 * 32);
+  GlobalTensor<uint8_t> g;
+  g.SetGlobalBuffer(y, 200000);
+  DataCopy(g, buf.Get<uint8_t>(), DataCopyParams{4096, 1, 0, 32776});
+}
+
+TEST(FindingsTest, ReviewRegressions) {
+  testing::CheckedScope scope(true);
+  DeviceBuffer<float> x(64, 1.0f);
+  EXPECT_TRUE(RunKernel("unaligned_gm", 1, UnalignedGlobal, x.get()).ok());
+  Status st = RunKernel("huge_init", 1, HugeInitBuffer);
+  EXPECT_TRUE(Contains(st, "UB buffer size is 8589934592, exceeds the limit 196608"))
+      << st.ToString();
+  DeviceBuffer<uint8_t> y(200000, 0);
+  st = RunKernel("huge_stride", 1, HugeStride, y.get());
+  EXPECT_TRUE(Contains(st,
+                       "destination (DataCopyParams): 4295098112 elements exceed the global "
+                       "tensor's extent of 200000"))
+      << st.ToString();
+  const auto host = y.ToHost();
+  for (uint8_t b : host)
+    ASSERT_EQ(b, 0);  // nothing was written
 }
 
 }  // namespace

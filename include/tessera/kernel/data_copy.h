@@ -59,17 +59,19 @@ inline bool PreferStreaming(uint64_t extent_bytes, size_t copy_bytes) {
 }
 void FailAlignment(const char* api, const char* what, uint64_t value);
 
+// Checked mode: the length must be whole 32-byte blocks and the UB side(s) 32-byte aligned. GM
+// addresses need no alignment: the NPU's copy engine reads and writes any GM address.
 template <class T>
-void CheckCountCopy(const char* api, bool checked, const void* dst, const void* src,
+void CheckCountCopy(const char* api, bool checked, const void* ub_dst, const void* ub_src,
                     uint32_t count) {
   if (!checked) return;
   const uint64_t bytes = uint64_t{count} * sizeof(T);
   if (bytes % kBlockBytes != 0) FailAlignment(api, "length in bytes", bytes);
-  if (reinterpret_cast<uintptr_t>(dst) % kBlockBytes != 0) {
-    FailAlignment(api, "destination address", reinterpret_cast<uintptr_t>(dst));
+  if (reinterpret_cast<uintptr_t>(ub_dst) % kBlockBytes != 0) {
+    FailAlignment(api, "destination UB address", reinterpret_cast<uintptr_t>(ub_dst));
   }
-  if (reinterpret_cast<uintptr_t>(src) % kBlockBytes != 0) {
-    FailAlignment(api, "source address", reinterpret_cast<uintptr_t>(src));
+  if (reinterpret_cast<uintptr_t>(ub_src) % kBlockBytes != 0) {
+    FailAlignment(api, "source UB address", reinterpret_cast<uintptr_t>(ub_src));
   }
 }
 
@@ -83,7 +85,7 @@ inline uint64_t SpanUnits(uint16_t count, uint64_t len, uint64_t gap) {
 // GM -> UB, `count` elements.
 template <class T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count) {
-  detail::CheckCountCopy<T>("DataCopy", dst.checked(), dst.data(), src.data(), count);
+  detail::CheckCountCopy<T>("DataCopy", dst.checked(), dst.data(), nullptr, count);
   dst.CheckRange(count, "DataCopy", "destination");
   src.CheckRange(count, "DataCopy", "source");
   std::memcpy(dst.data(), src.data(), size_t{count} * sizeof(T));
@@ -92,7 +94,7 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t co
 // UB -> GM, `count` elements.
 template <class T>
 void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count) {
-  detail::CheckCountCopy<T>("DataCopy", src.checked(), dst.data(), src.data(), count);
+  detail::CheckCountCopy<T>("DataCopy", src.checked(), nullptr, src.data(), count);
   dst.CheckRange(count, "DataCopy", "destination");
   src.CheckRange(count, "DataCopy", "source");
   const size_t bytes = size_t{count} * sizeof(T);
@@ -119,16 +121,17 @@ void StridedCopy(const Dst& dst, const Src& src, const DataCopyParams& p, bool t
   TESSERA_KERNEL_CHECK(checked, p.blockLen > 0 || p.blockCount == 0, "DataCopy",
                        "DataCopyParams.blockLen is 0; expected the block length in 32-byte units");
   if (checked) {
-    if (reinterpret_cast<uintptr_t>(dst.data()) % kBlockBytes) {
-      FailAlignment("DataCopy", "destination address", reinterpret_cast<uintptr_t>(dst.data()));
+    if (!to_global && reinterpret_cast<uintptr_t>(dst.data()) % kBlockBytes) {
+      FailAlignment("DataCopy", "destination UB address", reinterpret_cast<uintptr_t>(dst.data()));
     }
-    if (reinterpret_cast<uintptr_t>(src.data()) % kBlockBytes) {
-      FailAlignment("DataCopy", "source address", reinterpret_cast<uintptr_t>(src.data()));
+    if (std::is_same_v<Src, LocalTensor<T>> &&
+        reinterpret_cast<uintptr_t>(src.data()) % kBlockBytes) {
+      FailAlignment("DataCopy", "source UB address", reinterpret_cast<uintptr_t>(src.data()));
     }
-    dst.CheckRange(static_cast<uint32_t>(SpanUnits(p.blockCount, p.blockLen, p.dstStride) * kUnit),
-                   "DataCopy", "destination (DataCopyParams)");
-    src.CheckRange(static_cast<uint32_t>(SpanUnits(p.blockCount, p.blockLen, p.srcStride) * kUnit),
-                   "DataCopy", "source (DataCopyParams)");
+    dst.CheckRange(SpanUnits(p.blockCount, p.blockLen, p.dstStride) * kUnit, "DataCopy",
+                   "destination (DataCopyParams)");
+    src.CheckRange(SpanUnits(p.blockCount, p.blockLen, p.srcStride) * kUnit, "DataCopy",
+                   "source (DataCopyParams)");
   }
   T* d = dst.data();
   const T* s = src.data();
@@ -177,8 +180,7 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   const uint64_t ub_pitch = (ub_block + p.dstStride) * (detail::kBlockBytes / sizeof(T));
   const uint64_t gm_pitch = p.blockLen + uint64_t{p.srcStride};
   if (checked && p.blockCount > 0) {
-    dst.CheckRange(static_cast<uint32_t>(ub_pitch * (p.blockCount - 1u) + padded), "DataCopyPad",
-                   "destination");
+    dst.CheckRange(ub_pitch * (p.blockCount - 1u) + padded, "DataCopyPad", "destination");
     TESSERA_KERNEL_CHECK(
         checked, p.srcStride % sizeof(T) == 0, "DataCopyPad",
         "srcStride " + std::to_string(p.srcStride) + " bytes is not a multiple of the element");
@@ -216,8 +218,8 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
   const uint64_t ub_pitch = (ub_block + p.srcStride) * (detail::kBlockBytes / sizeof(T));
   const uint64_t gm_pitch = p.blockLen + uint64_t{p.dstStride};
   if (checked && p.blockCount > 0) {
-    src.CheckRange(static_cast<uint32_t>(ub_pitch * (p.blockCount - 1u) + p.blockLen / sizeof(T)),
-                   "DataCopyPad", "source");
+    src.CheckRange(ub_pitch * (p.blockCount - 1u) + p.blockLen / sizeof(T), "DataCopyPad",
+                   "source");
     TESSERA_KERNEL_CHECK(
         checked, p.dstStride % sizeof(T) == 0, "DataCopyPad",
         "dstStride " + std::to_string(p.dstStride) + " bytes is not a multiple of the element");

@@ -90,7 +90,7 @@ class LocalTensor {
   uint32_t seen_generation() const { return seen_; }
 
   // Checked mode: fails the block unless [0, count) lies in this view of a live buffer.
-  void CheckRange(uint32_t count, const char* api, const char* role) const {
+  void CheckRange(uint64_t count, const char* api, const char* role) const {
     TESSERA_KERNEL_CHECK(checked_, count <= size_ && Live(), api,
                          std::string(role) +
                              (Live() ? "" : " (a tensor already freed with FreeTensor)") +

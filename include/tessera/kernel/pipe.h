@@ -159,13 +159,15 @@ class TPipe {
                                           std::to_string(kMaxBuffersPerQueue));
     }
     if (queue.attached()) KernelFail("TPipe::InitBuffer", "the queue already has buffers");
-    const uint32_t each = RoundUp(bytes);
-    queue.Attach(Take(uint64_t{each} * static_cast<uint64_t>(num), pos), num, each, checked_);
+    const uint64_t each = RoundUp(bytes);
+    std::byte* base = Take(each * static_cast<uint64_t>(num), pos);  // fails beyond the arena
+    queue.Attach(base, num, static_cast<uint32_t>(each), checked_);
   }
   template <TPosition pos>
   void InitBuffer(TBuf<pos>& buf, uint32_t bytes) {
-    const uint32_t each = RoundUp(bytes);
-    buf.Attach(Take(each, pos), each, checked_);
+    const uint64_t each = RoundUp(bytes);
+    std::byte* base = Take(each, pos);
+    buf.Attach(base, static_cast<uint32_t>(each), checked_);
   }
 
   // Bytes of UB still free for this core.
@@ -173,7 +175,8 @@ class TPipe {
   void Destroy();
 
  private:
-  static uint32_t RoundUp(uint32_t bytes) { return (bytes + 31u) / 32u * 32u; }
+  // 64-bit so that sizes near 4 GiB cannot wrap to 0 and slip past the capacity check.
+  static uint64_t RoundUp(uint32_t bytes) { return (uint64_t{bytes} + 31u) / 32u * 32u; }
   std::byte* Take(uint64_t bytes, TPosition pos);
 
   uint64_t start_[5] = {};  // per on-chip memory (UB, L1, L0A, L0B, L0C): where our buffers begin
