@@ -104,6 +104,96 @@ tsrStatus tsrGetTensorShape(const tsrTensor* tensor, int64_t* dims, uint64_t cap
 tsrStatus tsrGetTensorDataType(const tsrTensor* tensor, tsrDataType* dtype);
 tsrStatus tsrGetTensorAddress(const tsrTensor* tensor, void** deviceAddr);
 
+/* ---- Two-stage operator calls ----
+ * Stage 1 (GetWorkspaceSize) checks the call against the op's definition, runs its tiling (or
+ * reuses a cached plan) and returns an executor and the workspace it needs; stage 2 launches it on
+ * a stream with a caller-provided workspace. Executors are single use (released by the stage-2
+ * call) unless made repeatable, in which case the caller destroys them. */
+typedef struct tsrOpExecutor tsrOpExecutor;
+
+typedef enum tsrAttrType {
+  TSR_ATTR_INT = 0,
+  TSR_ATTR_FLOAT = 1,
+  TSR_ATTR_BOOL = 2,
+  TSR_ATTR_STRING = 3,
+  TSR_ATTR_INT_LIST = 4,
+  TSR_ATTR_FLOAT_LIST = 5
+} tsrAttrType;
+
+/* One attribute: set the member that matches `type` (lists: pointer and count). */
+typedef struct tsrAttr {
+  const char* name;
+  tsrAttrType type;
+  int64_t intValue;
+  float floatValue;
+  int boolValue;
+  const char* stringValue;
+  const int64_t* intList;
+  const float* floatList;
+  uint64_t listCount;
+} tsrAttr;
+
+/* Any op of any package, by name. inputs[i] may be NULL for an absent optional input. */
+tsrStatus tsrOpGetWorkspaceSize(const char* opType, const tsrTensor* const* inputs,
+                                uint64_t numInputs, const tsrTensor* const* outputs,
+                                uint64_t numOutputs, const tsrAttr* attrs, uint64_t numAttrs,
+                                uint64_t* workspaceSize, tsrOpExecutor** executor);
+/* @returns TSR_ERROR_INVALID_ARGUMENT when workspaceSize is below the required size (the message
+ * names both). A single-use executor is released by this call, whatever it returns. */
+tsrStatus tsrOpExecute(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
+                       tsrStream stream);
+tsrStatus tsrSetExecutorRepeatable(tsrOpExecutor* executor);
+/* Repeatable executors: point tensor `index` (inputs then outputs) at new device memory. */
+tsrStatus tsrSetExecutorTensorAddress(tsrOpExecutor* executor, uint64_t index, void* deviceAddr);
+tsrStatus tsrDestroyExecutor(tsrOpExecutor* executor);
+
+typedef struct tsrRuntimeStats {
+  uint64_t cacheHits;
+  uint64_t cacheMisses;
+  uint64_t cacheSize;
+  uint64_t tilingCalls;
+  uint64_t packageLookups;
+} tsrRuntimeStats;
+tsrStatus tsrGetRuntimeStats(tsrRuntimeStats* stats);
+
+/* Typed functions of the built-in package (the same calls as tsrOpGetWorkspaceSize by name). */
+#define TSR_DECLARE_BINARY_OP(Op)                                                             \
+  tsrStatus tsr##Op##GetWorkspaceSize(const tsrTensor* x1, const tsrTensor* x2, tsrTensor* y, \
+                                      uint64_t* workspaceSize, tsrOpExecutor** executor);     \
+  tsrStatus tsr##Op(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,         \
+                    tsrStream stream);
+#define TSR_DECLARE_UNARY_OP(Op)                                                                 \
+  tsrStatus tsr##Op##GetWorkspaceSize(const tsrTensor* x, tsrTensor* y, uint64_t* workspaceSize, \
+                                      tsrOpExecutor** executor);                                 \
+  tsrStatus tsr##Op(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,            \
+                    tsrStream stream);
+#define TSR_DECLARE_SCALAR_OP(Op)                                                         \
+  tsrStatus tsr##Op##GetWorkspaceSize(const tsrTensor* x, float value, tsrTensor* y,      \
+                                      uint64_t* workspaceSize, tsrOpExecutor** executor); \
+  tsrStatus tsr##Op(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,     \
+                    tsrStream stream);
+
+TSR_DECLARE_BINARY_OP(Add)
+TSR_DECLARE_BINARY_OP(Sub)
+TSR_DECLARE_BINARY_OP(Mul)
+TSR_DECLARE_BINARY_OP(Div)
+TSR_DECLARE_BINARY_OP(Maximum)
+TSR_DECLARE_BINARY_OP(Minimum)
+TSR_DECLARE_UNARY_OP(Abs)
+TSR_DECLARE_UNARY_OP(Exp)
+TSR_DECLARE_UNARY_OP(Log)
+TSR_DECLARE_UNARY_OP(Sqrt)
+TSR_DECLARE_UNARY_OP(Rsqrt)
+TSR_DECLARE_UNARY_OP(Relu)
+TSR_DECLARE_UNARY_OP(Sigmoid)
+TSR_DECLARE_SCALAR_OP(Adds)
+TSR_DECLARE_SCALAR_OP(Muls)
+/* Cast: y receives x converted to dstType (y's dtype must be dstType). */
+tsrStatus tsrCastGetWorkspaceSize(const tsrTensor* x, tsrDataType dstType, tsrTensor* y,
+                                  uint64_t* workspaceSize, tsrOpExecutor** executor);
+tsrStatus tsrCast(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
+                  tsrStream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,51 +3,34 @@
 #include <exception>
 #include <string>
 
+#include "c_api_internal.h"
 #include "tessera/core/tensor_desc.h"
 #include "tessera/device/device.h"
 #include "tessera/device/memory.h"
 #include "tessera/device/stream.h"
 #include "tessera/tessera_nn.h"
 
-struct tsrStreamHandle {
-  tessera::device::Stream stream;
-};
-struct tsrEventHandle {
-  tessera::device::Event event;
-};
-struct tsrTensor {
-  tessera::TensorDesc desc;
-  void* address = nullptr;
-};
-
+namespace tessera::c_api {
 namespace {
-
 thread_local std::string tls_last_error;
+}  // namespace
 
-tsrStatus Report(const tessera::Status& status) {
+tsrStatus Report(const Status& status) {
   if (status.ok()) return TSR_SUCCESS;
   tls_last_error = std::string(status.message());
   return static_cast<tsrStatus>(status.code());
 }
 
+}  // namespace tessera::c_api
+
+namespace {
+
+using tessera::c_api::Guard;
+using tessera::c_api::Report;
+using tessera::c_api::StreamOf;
+
 tsrStatus Fail(tessera::StatusCode code, std::string message) {
   return Report(tessera::Status(code, std::move(message)));
-}
-
-// Runs fn, turning any exception into TSR_ERROR_INTERNAL.
-template <class Fn>
-tsrStatus Guard(const char* api, Fn&& fn) {
-  try {
-    return Report(fn());
-  } catch (const std::exception& e) {
-    return Fail(tessera::StatusCode::kInternal, std::string(api) + ": " + e.what());
-  } catch (...) {
-    return Fail(tessera::StatusCode::kInternal, std::string(api) + ": unknown exception");
-  }
-}
-
-tessera::device::Stream StreamOf(tsrStream s) {
-  return s ? s->stream : tessera::device::Stream();
 }
 
 }  // namespace
@@ -55,7 +38,7 @@ tessera::device::Stream StreamOf(tsrStream s) {
 extern "C" {
 
 const char* tsrGetLastErrorMessage(void) {
-  return tls_last_error.c_str();
+  return tessera::c_api::tls_last_error.c_str();
 }
 
 tsrStatus tsrSetProfile(const char* name) {

@@ -63,7 +63,7 @@ void CollectPointers(const Tuple& args, std::vector<PointerArg>& out, std::index
   (
       [&] {
         using Arg = std::tuple_element_t<I, Tuple>;
-        if constexpr (std::is_pointer_v<Arg>) {
+        if constexpr (std::is_pointer_v<Arg> && !std::is_function_v<std::remove_pointer_t<Arg>>) {
           out.push_back(
               PointerArg{static_cast<uint32_t>(I), static_cast<const void*>(std::get<I>(args))});
         }

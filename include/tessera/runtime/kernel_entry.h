@@ -5,8 +5,8 @@
 // tiling. In a kernel source:
 //
 //   template <int kUseBias>
-//   __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR ws, GM_ADDR tiling);
-//   TESSERA_KERNEL_ENTRY(add_custom, 0, AIV, add_custom<0>)
+//   __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR ws, GM_ADDR
+//   tiling); TESSERA_KERNEL_ENTRY(add_custom, 0, AIV, add_custom<0>)
 //   TESSERA_KERNEL_ENTRY(add_custom, 1, AIV, add_custom<1>)
 //
 // and once per library (in any one source): TESSERA_KERNEL_LIBRARY(). Kernel libraries are built
@@ -24,7 +24,7 @@ namespace tessera::runtime {
 using KernelEntryFn = void (*)(uint8_t* const* args);
 
 struct KernelEntryInfo {
-  const char* kernel;       // snake_case kernel name, e.g. "add_custom"
+  const char* kernel;  // snake_case kernel name, e.g. "add_custom"
   uint64_t tiling_key;
   const char* kernel_type;  // "AIV", "AIC" or "MIX"
   uint32_t num_args;        // parameters the entry expects
@@ -58,7 +58,8 @@ void Trampoline(uint8_t* const* args) {
 }
 
 struct EntryRegistrar {
-  EntryRegistrar(const char* kernel, uint64_t key, const char* type, uint32_t num_args, KernelEntryFn fn) {
+  EntryRegistrar(const char* kernel, uint64_t key, const char* type, uint32_t num_args,
+                 KernelEntryFn fn) {
     LibraryEntries().push_back(KernelEntryInfo{kernel, key, type, num_args, fn});
   }
 };
@@ -70,10 +71,10 @@ struct EntryRegistrar {
 #define TESSERA_ENTRY_CONCAT_(a, b) TESSERA_ENTRY_CONCAT_INNER_(a, b)
 
 // Registers `fn` (a kernel function taking only GM_ADDR parameters) as entry `kernel`_`key`.
-#define TESSERA_KERNEL_ENTRY(kernel, key, type, ...)                                       \
-  static const ::tessera::runtime::detail::EntryRegistrar TESSERA_ENTRY_CONCAT_(           \
-      tessera_entry_, __COUNTER__)(#kernel, key, #type,                                   \
-                                   ::tessera::runtime::detail::Arity(&__VA_ARGS__),       \
+#define TESSERA_KERNEL_ENTRY(kernel, key, type, ...)                                \
+  static const ::tessera::runtime::detail::EntryRegistrar TESSERA_ENTRY_CONCAT_(    \
+      tessera_entry_, __COUNTER__)(#kernel, key, #type,                             \
+                                   ::tessera::runtime::detail::Arity(&__VA_ARGS__), \
                                    &::tessera::runtime::detail::Trampoline<&__VA_ARGS__>);
 
 // Defines the exported listing function; use in exactly one source of a kernel library.

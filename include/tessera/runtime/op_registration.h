@@ -30,14 +30,14 @@ struct OpRegistrar {
 }  // namespace detail
 }  // namespace tessera::runtime
 
-#define TESSERA_OP_ADD(OpClass)                                                  \
+#define TESSERA_OP_ADD(OpClass)                                                        \
   static const ::tessera::runtime::detail::OpRegistrar tessera_op_registrar_##OpClass( \
       []() -> ::tessera::runtime::OpDef* { return new OpClass(); })
 
-#define TESSERA_OP_LIBRARY()                                                                     \
-  extern "C" __attribute__((visibility("default"))) const ::tessera::runtime::OpFactory*          \
-  tessera_op_definitions(size_t* count) {                                                        \
-    auto& ops = ::tessera::runtime::detail::LibraryOps();                                        \
-    *count = ops.size();                                                                         \
-    return ops.data();                                                                           \
+#define TESSERA_OP_LIBRARY()                                                             \
+  extern "C" __attribute__((visibility("default"))) const ::tessera::runtime::OpFactory* \
+  tessera_op_definitions(size_t* count) {                                                \
+    auto& ops = ::tessera::runtime::detail::LibraryOps();                                \
+    *count = ops.size();                                                                 \
+    return ops.data();                                                                   \
   }

@@ -1,0 +1,80 @@
+// Running operators from packages: the two stages of a call.
+//
+//   stage 1 PrepareOp: cache lookup by everything that affects the result; on a miss, find the op
+//           in the packages by priority, check dtypes/formats against its OpDef, run its tiling
+//           function, pick the kernel binary for this SoC and simplified key (sha256-verified) and
+//           the entry for the tiling key. Returns an executor and the workspace size.
+//   stage 2 ExecuteOp: checks the workspace and enqueues the kernel launch on a stream.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/core/status.h"
+#include "tessera/core/tensor_desc.h"
+#include "tessera/device/stream.h"
+#include "tessera/runtime/op_def.h"
+#include "tessera/runtime/param_cache.h"
+
+namespace tessera::runtime {
+
+struct TensorArg {
+  TensorDesc desc;
+  void* address = nullptr;
+};
+
+struct OpCall {
+  std::string op_type;
+  std::vector<std::optional<TensorArg>> inputs;  // nullopt: an absent optional input
+  std::vector<TensorArg> outputs;
+  std::map<std::string, AttrValue> attrs;
+  bool deterministic = false;
+};
+
+struct Plan;
+
+// A prepared call: the cached plan plus this call's addresses. Single use unless repeatable.
+class OpExecutor {
+ public:
+  OpExecutor(std::shared_ptr<const Plan> plan, std::vector<uint8_t*> addresses)
+      : plan_(std::move(plan)), addresses_(std::move(addresses)) {}
+  uint64_t workspace_size() const;
+  void set_repeatable(bool on) { repeatable_ = on; }
+  bool repeatable() const { return repeatable_; }
+  // Repeatable executors only: point tensor `index` (inputs then outputs) at new memory.
+  Status SetAddress(size_t index, void* address);
+  const Plan& plan() const { return *plan_; }
+
+ private:
+  friend Status ExecuteOp(OpExecutor&, void*, uint64_t, const device::Stream&);
+  std::shared_ptr<const Plan> plan_;
+  std::vector<uint8_t*> addresses_;
+  bool repeatable_ = false;
+  bool used_ = false;
+};
+
+// Stage 1. *workspace_size receives the bytes ExecuteOp needs.
+Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* workspace_size);
+// Stage 2. Fails when the workspace is smaller than required (both sizes named) or a single-use
+// executor runs twice.
+Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
+                 const device::Stream& stream);
+
+struct RuntimeStats {
+  CacheStats cache;
+  uint64_t tiling_calls = 0;     // tiling functions run (cache misses that got that far)
+  uint64_t package_lookups = 0;  // package searches
+};
+RuntimeStats GetRuntimeStats();
+// Empties the parameter cache (tests, or after installing a package).
+void ClearParamCache();
+
+// Where the built-in package is looked for: TESSERA_BUILTIN_PACKAGE_DIR, else next to the runtime
+// library (<libdir>/tessera/packages/builtin), else the build tree's package.
+std::string BuiltinPackageDir();
+
+}  // namespace tessera::runtime

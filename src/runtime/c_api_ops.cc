@@ -1,0 +1,212 @@
+// The two-stage operator calls of the C API.
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "c_api_internal.h"
+#include "tessera/runtime/op_runtime.h"
+#include "tessera/tessera_nn.h"
+
+struct tsrOpExecutor {
+  std::unique_ptr<tessera::runtime::OpExecutor> impl;
+};
+
+namespace {
+
+using tessera::Status;
+using tessera::c_api::Guard;
+using tessera::c_api::Report;
+using tessera::runtime::AttrValue;
+using tessera::runtime::TensorArg;
+
+tessera::Result<AttrValue> ConvertAttr(const tsrAttr& a) {
+  switch (a.type) {
+    case TSR_ATTR_INT:
+      return AttrValue(a.intValue);
+    case TSR_ATTR_FLOAT:
+      return AttrValue(a.floatValue);
+    case TSR_ATTR_BOOL:
+      return AttrValue(a.boolValue != 0);
+    case TSR_ATTR_STRING:
+      if (a.stringValue == nullptr)
+        return tessera::InvalidArgument("attribute '" + std::string(a.name) +
+                                        "': stringValue is NULL");
+      return AttrValue(std::string(a.stringValue));
+    case TSR_ATTR_INT_LIST:
+      if (a.listCount > 0 && a.intList == nullptr)
+        return tessera::InvalidArgument("attribute '" + std::string(a.name) + "': intList is NULL");
+      return AttrValue(std::vector<int64_t>(a.intList, a.intList + a.listCount));
+    case TSR_ATTR_FLOAT_LIST:
+      if (a.listCount > 0 && a.floatList == nullptr)
+        return tessera::InvalidArgument("attribute '" + std::string(a.name) +
+                                        "': floatList is NULL");
+      return AttrValue(std::vector<float>(a.floatList, a.floatList + a.listCount));
+    default:
+      return tessera::InvalidArgument("attribute '" + std::string(a.name) + "': type " +
+                                      std::to_string(static_cast<int>(a.type)) +
+                                      " is not a tsrAttrType");
+  }
+}
+
+Status Prepare(const char* op_type, const tsrTensor* const* inputs, uint64_t num_inputs,
+               const tsrTensor* const* outputs, uint64_t num_outputs, const tsrAttr* attrs,
+               uint64_t num_attrs, uint64_t* workspace_size, tsrOpExecutor** executor) {
+  if (op_type == nullptr) return tessera::InvalidArgument("tsrOpGetWorkspaceSize: opType is NULL");
+  if (workspace_size == nullptr || executor == nullptr) {
+    return tessera::InvalidArgument(std::string(op_type) +
+                                    ": workspaceSize and executor must not be NULL");
+  }
+  *executor = nullptr;
+  if ((num_inputs > 0 && inputs == nullptr) || (num_outputs > 0 && outputs == nullptr) ||
+      (num_attrs > 0 && attrs == nullptr)) {
+    return tessera::InvalidArgument(std::string(op_type) +
+                                    ": a non-empty inputs/outputs/attrs array is NULL");
+  }
+  tessera::runtime::OpCall call;
+  call.op_type = op_type;
+  for (uint64_t i = 0; i < num_inputs; ++i) {
+    if (inputs[i] == nullptr) {
+      call.inputs.emplace_back(std::nullopt);
+    } else {
+      call.inputs.emplace_back(
+          TensorArg{tessera::c_api::DescOf(inputs[i]), tessera::c_api::AddressOf(inputs[i])});
+    }
+  }
+  for (uint64_t i = 0; i < num_outputs; ++i) {
+    if (outputs[i] == nullptr) {
+      return tessera::InvalidArgument(std::string(op_type) + ": output " + std::to_string(i) +
+                                      " is NULL");
+    }
+    call.outputs.push_back(
+        TensorArg{tessera::c_api::DescOf(outputs[i]), tessera::c_api::AddressOf(outputs[i])});
+  }
+  for (uint64_t i = 0; i < num_attrs; ++i) {
+    if (attrs[i].name == nullptr)
+      return tessera::InvalidArgument(std::string(op_type) + ": attribute " + std::to_string(i) +
+                                      " has no name");
+    TESSERA_ASSIGN_OR_RETURN(AttrValue v, ConvertAttr(attrs[i]));
+    call.attrs[attrs[i].name] = std::move(v);
+  }
+  TESSERA_ASSIGN_OR_RETURN(auto exec, tessera::runtime::PrepareOp(call, workspace_size));
+  *executor = new tsrOpExecutor{std::move(exec)};
+  return tessera::OkStatus();
+}
+
+}  // namespace
+
+extern "C" {
+
+tsrStatus tsrOpGetWorkspaceSize(const char* opType, const tsrTensor* const* inputs,
+                                uint64_t numInputs, const tsrTensor* const* outputs,
+                                uint64_t numOutputs, const tsrAttr* attrs, uint64_t numAttrs,
+                                uint64_t* workspaceSize, tsrOpExecutor** executor) {
+  return Guard("tsrOpGetWorkspaceSize", [&] {
+    return Prepare(opType, inputs, numInputs, outputs, numOutputs, attrs, numAttrs, workspaceSize,
+                   executor);
+  });
+}
+
+tsrStatus tsrOpExecute(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
+                       tsrStream stream) {
+  if (executor == nullptr)
+    return Report(tessera::InvalidArgument("tsrOpExecute: executor is NULL"));
+  const tsrStatus status = Guard("tsrOpExecute", [&] {
+    return tessera::runtime::ExecuteOp(*executor->impl, workspace, workspaceSize,
+                                       tessera::c_api::StreamOf(stream));
+  });
+  if (!executor->impl->repeatable()) delete executor;
+  return status;
+}
+
+tsrStatus tsrSetExecutorRepeatable(tsrOpExecutor* executor) {
+  if (executor == nullptr)
+    return Report(tessera::InvalidArgument("tsrSetExecutorRepeatable: executor is NULL"));
+  executor->impl->set_repeatable(true);
+  return TSR_SUCCESS;
+}
+
+tsrStatus tsrSetExecutorTensorAddress(tsrOpExecutor* executor, uint64_t index, void* deviceAddr) {
+  if (executor == nullptr)
+    return Report(tessera::InvalidArgument("tsrSetExecutorTensorAddress: executor is NULL"));
+  return Report(executor->impl->SetAddress(index, deviceAddr));
+}
+
+tsrStatus tsrDestroyExecutor(tsrOpExecutor* executor) {
+  if (executor == nullptr)
+    return Report(tessera::InvalidArgument("tsrDestroyExecutor: executor is NULL"));
+  delete executor;
+  return TSR_SUCCESS;
+}
+
+tsrStatus tsrGetRuntimeStats(tsrRuntimeStats* stats) {
+  if (stats == nullptr)
+    return Report(tessera::InvalidArgument("tsrGetRuntimeStats: stats is NULL"));
+  const auto s = tessera::runtime::GetRuntimeStats();
+  *stats = tsrRuntimeStats{s.cache.hits, s.cache.misses, s.cache.size, s.tiling_calls,
+                           s.package_lookups};
+  return TSR_SUCCESS;
+}
+
+#define TSR_DEFINE_RUN(Op)                                                            \
+  tsrStatus tsr##Op(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor, \
+                    tsrStream stream) {                                               \
+    return tsrOpExecute(workspace, workspaceSize, executor, stream);                  \
+  }
+#define TSR_DEFINE_BINARY_OP(Op)                                                              \
+  tsrStatus tsr##Op##GetWorkspaceSize(const tsrTensor* x1, const tsrTensor* x2, tsrTensor* y, \
+                                      uint64_t* workspaceSize, tsrOpExecutor** executor) {    \
+    const tsrTensor* ins[2] = {x1, x2};                                                       \
+    const tsrTensor* outs[1] = {y};                                                           \
+    return tsrOpGetWorkspaceSize(#Op, ins, 2, outs, 1, nullptr, 0, workspaceSize, executor);  \
+  }                                                                                           \
+  TSR_DEFINE_RUN(Op)
+#define TSR_DEFINE_UNARY_OP(Op)                                                                  \
+  tsrStatus tsr##Op##GetWorkspaceSize(const tsrTensor* x, tsrTensor* y, uint64_t* workspaceSize, \
+                                      tsrOpExecutor** executor) {                                \
+    const tsrTensor* ins[1] = {x};                                                               \
+    const tsrTensor* outs[1] = {y};                                                              \
+    return tsrOpGetWorkspaceSize(#Op, ins, 1, outs, 1, nullptr, 0, workspaceSize, executor);     \
+  }                                                                                              \
+  TSR_DEFINE_RUN(Op)
+#define TSR_DEFINE_SCALAR_OP(Op)                                                           \
+  tsrStatus tsr##Op##GetWorkspaceSize(const tsrTensor* x, float value, tsrTensor* y,       \
+                                      uint64_t* workspaceSize, tsrOpExecutor** executor) { \
+    const tsrTensor* ins[1] = {x};                                                         \
+    const tsrTensor* outs[1] = {y};                                                        \
+    tsrAttr attr{};                                                                        \
+    attr.name = "value";                                                                   \
+    attr.type = TSR_ATTR_FLOAT;                                                            \
+    attr.floatValue = value;                                                               \
+    return tsrOpGetWorkspaceSize(#Op, ins, 1, outs, 1, &attr, 1, workspaceSize, executor); \
+  }                                                                                        \
+  TSR_DEFINE_RUN(Op)
+
+TSR_DEFINE_BINARY_OP(Add)
+TSR_DEFINE_BINARY_OP(Sub)
+TSR_DEFINE_BINARY_OP(Mul)
+TSR_DEFINE_BINARY_OP(Div)
+TSR_DEFINE_BINARY_OP(Maximum)
+TSR_DEFINE_BINARY_OP(Minimum)
+TSR_DEFINE_UNARY_OP(Abs)
+TSR_DEFINE_UNARY_OP(Exp)
+TSR_DEFINE_UNARY_OP(Log)
+TSR_DEFINE_UNARY_OP(Sqrt)
+TSR_DEFINE_UNARY_OP(Rsqrt)
+TSR_DEFINE_UNARY_OP(Relu)
+TSR_DEFINE_UNARY_OP(Sigmoid)
+TSR_DEFINE_SCALAR_OP(Adds)
+TSR_DEFINE_SCALAR_OP(Muls)
+
+tsrStatus tsrCastGetWorkspaceSize(const tsrTensor* x, tsrDataType dstType, tsrTensor* y,
+                                  uint64_t* workspaceSize, tsrOpExecutor** executor) {
+  const tsrTensor* ins[1] = {x};
+  const tsrTensor* outs[1] = {y};
+  tsrAttr attr{};
+  attr.name = "dst_type";
+  attr.type = TSR_ATTR_INT;
+  attr.intValue = static_cast<int64_t>(dstType);
+  return tsrOpGetWorkspaceSize("Cast", ins, 1, outs, 1, &attr, 1, workspaceSize, executor);
+}
+TSR_DEFINE_RUN(Cast)
+
+}  // extern "C"

@@ -1,0 +1,381 @@
+#include "tessera/runtime/op_runtime.h"
+
+#include <dlfcn.h>
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+
+#include "tessera/device/device.h"
+#include "tessera/device/launch.h"
+#include "tessera/device/memory.h"
+#include "tessera/runtime/kernel_entry.h"
+#include "tessera/runtime/op_registration.h"
+#include "tessera/runtime/package.h"
+#include "tessera/runtime/tiling_context.h"
+
+namespace fs = std::filesystem;
+
+namespace tessera::runtime {
+
+inline constexpr size_t kMaxKernelArgs = 64;
+
+// Everything a cache hit reuses.
+struct Plan {
+  std::string op_type;
+  std::string kernel_name;
+  std::string package;
+  KernelEntryFn entry = nullptr;
+  device::KernelType kernel_type = device::KernelType::kAiv;
+  uint32_t block_dim = 1;
+  uint64_t tiling_key = 0;
+  uint64_t workspace = 0;
+  void* tiling_device = nullptr;  // the tiling data in device memory
+  size_t num_inputs = 0;
+  size_t num_outputs = 0;
+
+  Plan() = default;
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+  Plan(Plan&& other) noexcept { *this = std::move(other); }
+  Plan& operator=(Plan&& other) noexcept {
+    op_type = std::move(other.op_type);
+    kernel_name = std::move(other.kernel_name);
+    package = std::move(other.package);
+    entry = other.entry;
+    kernel_type = other.kernel_type;
+    block_dim = other.block_dim;
+    tiling_key = other.tiling_key;
+    workspace = other.workspace;
+    tiling_device = std::exchange(other.tiling_device, nullptr);
+    num_inputs = other.num_inputs;
+    num_outputs = other.num_outputs;
+    return *this;
+  }
+  ~Plan() {
+    if (tiling_device) (void)device::Free(tiling_device);
+  }
+};
+
+namespace {
+
+// Kernel parameters travel by value into the launch.
+struct ArgPack {
+  std::array<uint8_t*, kMaxKernelArgs> args{};
+};
+
+void RunEntry(KernelEntryFn entry, ArgPack pack) {
+  entry(pack.args.data());
+}
+
+class PackageRuntime {
+ public:
+  static PackageRuntime& Get() {
+    static PackageRuntime* runtime = new PackageRuntime();  // immortal: plans outlive main
+    return *runtime;
+  }
+
+  Result<Plan> BuildPlan(const OpCall& call);
+  LruCache<Plan>& cache() { return cache_; }
+  std::atomic<uint64_t> tiling_calls{0};
+  std::atomic<uint64_t> package_lookups{0};
+
+ private:
+  PackageRuntime() : cache_(CacheLimitFromEnv()) {}
+  Result<void*> Open(const fs::path& path);
+  Result<const OpDef*> LoadOpDef(const fs::path& library, const std::string& op_type);
+  Result<KernelEntryInfo> LoadEntry(const fs::path& library, const std::string& kernel,
+                                    uint64_t key);
+
+  LruCache<Plan> cache_;
+  std::mutex mu_;
+  std::map<std::string, void*> handles_;  // never closed: cached plans point into them
+  std::map<std::string, std::vector<std::unique_ptr<OpDef>>> op_defs_;
+};
+
+Result<void*> PackageRuntime::Open(const fs::path& path) {
+  const std::string key = path.string();
+  if (auto it = handles_.find(key); it != handles_.end()) return it->second;
+  void* handle = dlopen(key.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) return NotFound("cannot load " + key + ": " + dlerror());
+  handles_[key] = handle;
+  return handle;
+}
+
+Result<const OpDef*> PackageRuntime::LoadOpDef(const fs::path& library,
+                                               const std::string& op_type) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& defs = op_defs_[library.string()];
+  if (defs.empty()) {
+    TESSERA_ASSIGN_OR_RETURN(void* handle, Open(library));
+    auto list = reinterpret_cast<OpDefinitionsFn>(dlsym(handle, kOpDefinitionsSymbol));
+    if (list == nullptr) {
+      return NotFound("The tiling function does not exist: " + library.string() + " exports no " +
+                      kOpDefinitionsSymbol);
+    }
+    size_t count = 0;
+    const OpFactory* factories = list(&count);
+    for (size_t i = 0; i < count; ++i)
+      defs.emplace_back(factories[i]());
+  }
+  for (const auto& def : defs) {
+    if (def->type() == op_type) return def.get();
+  }
+  return NotFound("The tiling function does not exist: op library " + library.string() +
+                  " defines no op " + op_type);
+}
+
+Result<KernelEntryInfo> PackageRuntime::LoadEntry(const fs::path& library,
+                                                  const std::string& kernel, uint64_t key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  TESSERA_ASSIGN_OR_RETURN(void* handle, Open(library));
+  auto list = reinterpret_cast<KernelEntriesFn>(dlsym(handle, kKernelEntriesSymbol));
+  if (list == nullptr) {
+    return NotFound("kernel library " + library.string() + " exports no " + kKernelEntriesSymbol);
+  }
+  size_t count = 0;
+  const KernelEntryInfo* entries = list(&count);
+  for (size_t i = 0; i < count; ++i) {
+    if (kernel == entries[i].kernel && entries[i].tiling_key == key) return entries[i];
+  }
+  return NotFound("Cannot find tilingKey[" + std::to_string(key) + "] of kernel " + kernel +
+                  " in " + library.string());
+}
+
+std::string Hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
+  package_lookups.fetch_add(1);
+  TESSERA_ASSIGN_OR_RETURN(PackageSearch search,
+                           ResolvePackageSearch(ProcessEnv(), BuiltinPackageDir()));
+  const PackageSet set = LoadPackages(search);
+  TESSERA_ASSIGN_OR_RETURN(OpMatch match, FindOp(set, call.op_type));
+  const fs::path dir = match.package->candidate.dir;
+  TESSERA_ASSIGN_OR_RETURN(const OpDef* def,
+                           LoadOpDef(dir / match.package->manifest.tiling_library, call.op_type));
+  if (def->tiling_schema_hash() != match.op->tiling_schema_hash) {
+    return FailedPrecondition("package " + match.package->manifest.package +
+                              ": the manifest records tiling struct hash " +
+                              Hex(match.op->tiling_schema_hash) + " for " + call.op_type +
+                              ", but the loaded tiling function's is " +
+                              Hex(def->tiling_schema_hash()) + "; rebuild the package");
+  }
+
+  // The op must be configured for a SoC this device runs; the best one is used.
+  const device::ArchSpec& arch = device::CurrentArch();
+  std::string soc;
+  for (std::string_view candidate : CompatibleSocs(arch.soc)) {
+    for (const auto& s : def->socs()) {
+      if (soc.empty() && s == candidate) soc = s;
+    }
+  }
+  if (soc.empty()) {
+    std::string configured;
+    for (const auto& s : def->socs())
+      configured += (configured.empty() ? "" : ", ") + s;
+    return NotFound(
+        "SoC version " + arch.soc +
+        " verification failed. This SoC is not configured through the AddConfig API (op " +
+        call.op_type + " is configured for: " + configured + ")");
+  }
+  std::vector<ArgSpec> in_specs, out_specs;
+  std::vector<std::optional<TensorDesc>> in_descs;
+  std::vector<TensorDesc> out_descs;
+  std::vector<SimplifiedKeyTensor> key_in, key_out;
+  for (const auto& in : call.inputs) {
+    in_specs.push_back(in ? ArgSpec{true, in->desc.dtype, in->desc.format} : ArgSpec{false});
+    in_descs.push_back(in ? std::optional<TensorDesc>(in->desc) : std::nullopt);
+    if (in) key_in.push_back({in->desc.dtype, in->desc.format});
+  }
+  for (const auto& out : call.outputs) {
+    out_specs.push_back(ArgSpec{true, out.desc.dtype, out.desc.format});
+    out_descs.push_back(out.desc);
+    key_out.push_back({out.desc.dtype, out.desc.format});
+  }
+  TESSERA_RETURN_IF_ERROR(def->CheckCall(soc, in_specs, out_specs));
+  TESSERA_ASSIGN_OR_RETURN(auto attrs, def->ResolveAttrs(call.attrs));
+
+  TilingContext ctx(call.op_type, std::move(in_descs), std::move(out_descs), std::move(attrs),
+                    PlatformInfo::FromArch(arch));
+  tiling_calls.fetch_add(1);
+  TESSERA_RETURN_IF_ERROR(RunTiling(*def, ctx));
+
+  const std::string key = BuildSimplifiedKey(call.op_type, call.deterministic, 0, key_in, key_out);
+  TESSERA_ASSIGN_OR_RETURN(const ManifestBinary* binary, SelectBinary(*match.op, arch.soc, key));
+  TESSERA_RETURN_IF_ERROR(FindKernelEntry(*binary, ctx.tiling_key()).status());
+  TESSERA_RETURN_IF_ERROR(VerifyBinary(dir, *binary));
+  TESSERA_ASSIGN_OR_RETURN(KernelEntryInfo entry,
+                           LoadEntry(dir / binary->bin_path, match.op->kernel, ctx.tiling_key()));
+  const size_t wanted = call.inputs.size() + call.outputs.size() + 2;
+  if (entry.num_args != wanted || wanted > kMaxKernelArgs) {
+    return FailedPrecondition(
+        "kernel " + match.op->kernel + "_" + std::to_string(ctx.tiling_key()) + " takes " +
+        std::to_string(entry.num_args) + " parameters, but " + call.op_type + " passes " +
+        std::to_string(wanted) + " (inputs, outputs, workspace, tiling)");
+  }
+
+  Plan plan;
+  plan.op_type = call.op_type;
+  plan.kernel_name = match.op->kernel;
+  plan.package = match.package->manifest.package;
+  plan.entry = entry.fn;
+  const std::string type = entry.kernel_type;
+  plan.kernel_type = type == "AIC"   ? device::KernelType::kAic
+                     : type == "MIX" ? device::KernelType::kMix
+                                     : device::KernelType::kAiv;
+  plan.block_dim = ctx.block_dim();
+  plan.tiling_key = ctx.tiling_key();
+  plan.workspace = ctx.TotalWorkspace();
+  plan.num_inputs = call.inputs.size();
+  plan.num_outputs = call.outputs.size();
+  const std::vector<uint8_t>& bytes = ctx.tiling_data();
+  TESSERA_ASSIGN_OR_RETURN(plan.tiling_device, device::Malloc(bytes.size()));
+  TESSERA_RETURN_IF_ERROR(device::Memcpy(plan.tiling_device, bytes.size(), bytes.data(),
+                                         bytes.size(), device::MemcpyKind::kHostToDevice));
+  return plan;
+}
+
+// Checks one tensor argument: valid description, and memory behind it when it is not empty.
+Status CheckTensor(const std::string& op, const char* role, size_t index, const TensorArg& t) {
+  const std::string name = op + " " + role + " " + std::to_string(index);
+  Status st = t.desc.Validate();
+  if (!st.ok()) return Status(st.code(), name + ": " + std::string(st.message()));
+  TESSERA_ASSIGN_OR_RETURN(int64_t bytes, t.desc.StorageBytes());
+  if (bytes > 0 && t.address == nullptr) return InvalidArgument(name + ": device address is null");
+  if (bytes > 0 && device::CheckedMode()) {
+    const size_t available = device::DeviceBytesFrom(t.address);
+    if (available < static_cast<size_t>(bytes)) {
+      return InvalidArgument(name + ": " + std::to_string(bytes) + " bytes of " +
+                             t.desc.ToString() +
+                             " do not fit the device allocation at its address (" +
+                             std::to_string(available) + " bytes left)");
+    }
+  }
+  return OkStatus();
+}
+
+std::string CacheKey(const OpCall& call) {
+  CacheKeyBuilder b(call.op_type);
+  for (const auto& in : call.inputs)
+    b.Tensor(in ? &in->desc : nullptr);
+  for (const auto& out : call.outputs)
+    b.Tensor(&out.desc);
+  for (const auto& [name, value] : call.attrs)
+    b.Attr(name, value);
+  const device::ArchSpec& arch = device::CurrentArch();
+  b.Platform(arch.aiv_cores, arch.aic_cores, arch.soc).Deterministic(call.deterministic);
+  // The package search path decides which package serves the op, so it is part of the key.
+  for (const char* var :
+       {"TESSERA_CUSTOM_OPP_PATH", "TESSERA_OPP_PATH", "TESSERA_BUILTIN_PACKAGE_DIR"}) {
+    const char* v = std::getenv(var);
+    b.Attr(var, std::string(v ? v : ""));
+  }
+  return b.key();
+}
+
+}  // namespace
+
+uint64_t OpExecutor::workspace_size() const {
+  return plan_->workspace;
+}
+
+Status OpExecutor::SetAddress(size_t index, void* address) {
+  if (!repeatable_) return FailedPrecondition("SetAddress: the executor is not repeatable");
+  if (index >= addresses_.size()) {
+    return InvalidArgument("SetAddress: tensor index " + std::to_string(index) +
+                           " is out of range; the op has " + std::to_string(addresses_.size()) +
+                           " tensors");
+  }
+  addresses_[index] = static_cast<uint8_t*>(address);
+  return OkStatus();
+}
+
+Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* workspace_size) {
+  if (workspace_size == nullptr) return InvalidArgument("PrepareOp: workspace_size is null");
+  if (call.op_type.empty()) return InvalidArgument("PrepareOp: the op type is empty");
+  if (call.outputs.empty()) return InvalidArgument(call.op_type + ": no output tensor given");
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    if (call.inputs[i])
+      TESSERA_RETURN_IF_ERROR(CheckTensor(call.op_type, "input", i, *call.inputs[i]));
+  }
+  for (size_t i = 0; i < call.outputs.size(); ++i) {
+    TESSERA_RETURN_IF_ERROR(CheckTensor(call.op_type, "output", i, call.outputs[i]));
+  }
+  PackageRuntime& rt = PackageRuntime::Get();
+  TESSERA_ASSIGN_OR_RETURN(
+      std::shared_ptr<const Plan> plan,
+      rt.cache().GetOrBuild(CacheKey(call), [&] { return rt.BuildPlan(call); }));
+  std::vector<uint8_t*> addresses;
+  for (const auto& in : call.inputs)
+    addresses.push_back(in ? static_cast<uint8_t*>(in->address) : nullptr);
+  for (const auto& out : call.outputs)
+    addresses.push_back(static_cast<uint8_t*>(out.address));
+  *workspace_size = plan->workspace;
+  return std::make_unique<OpExecutor>(std::move(plan), std::move(addresses));
+}
+
+Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
+                 const device::Stream& stream) {
+  const Plan& plan = *executor.plan_;
+  if (executor.used_ && !executor.repeatable_) {
+    return FailedPrecondition(
+        plan.op_type +
+        ": the executor was already run; executors are single use unless made repeatable");
+  }
+  if (workspace_size < plan.workspace) {
+    return InvalidArgument("The passed workspace size " + std::to_string(workspace_size) +
+                           " does not meet the minimum workspace size " +
+                           std::to_string(plan.workspace));
+  }
+  if (plan.workspace > 0 && workspace == nullptr) {
+    return InvalidArgument(plan.op_type + ": workspace is null but " +
+                           std::to_string(plan.workspace) + " bytes are required");
+  }
+  ArgPack pack;
+  size_t n = 0;
+  for (uint8_t* a : executor.addresses_)
+    pack.args[n++] = a;
+  pack.args[n++] = static_cast<uint8_t*>(workspace);
+  pack.args[n++] = static_cast<uint8_t*>(plan.tiling_device);
+  executor.used_ = true;
+  return device::Launch(
+      device::LaunchConfig{plan.block_dim, plan.kernel_type, plan.kernel_name.c_str()}, RunEntry,
+      stream, plan.entry, pack);
+}
+
+RuntimeStats GetRuntimeStats() {
+  PackageRuntime& rt = PackageRuntime::Get();
+  RuntimeStats s;
+  s.cache = rt.cache().stats();
+  s.tiling_calls = rt.tiling_calls.load();
+  s.package_lookups = rt.package_lookups.load();
+  return s;
+}
+
+void ClearParamCache() {
+  PackageRuntime::Get().cache().Clear();
+}
+
+std::string BuiltinPackageDir() {
+  if (const char* env = std::getenv("TESSERA_BUILTIN_PACKAGE_DIR"); env && env[0]) return env;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&BuiltinPackageDir), &info) != 0 && info.dli_fname) {
+    const fs::path installed =
+        fs::path(info.dli_fname).parent_path() / "tessera" / "packages" / "builtin";
+    std::error_code ec;
+    if (fs::is_directory(installed, ec)) return installed.string();
+  }
+#ifdef TESSERA_BUILD_TREE_BUILTIN_PACKAGE
+  return TESSERA_BUILD_TREE_BUILTIN_PACKAGE;
+#else
+  return "";
+#endif
+}
+
+}  // namespace tessera::runtime
