@@ -1,6 +1,6 @@
 // tessera_package_tool: writes an operator package's manifest.json from its built libraries.
 //
-//   tessera_package_tool --dir PKG --name builtin --version 0.1.0 --ops-lib lib/libbuiltin_ops.so \
+//   tessera_package_tool --dir PKG --name builtin --version 0.1.0 --ops-lib lib/libbuiltin_ops.so
 //       --kernels x86-64-v3=kernels/x86-64-v3/libbuiltin_kernels.so --kernels x86-64-v2=...
 //
 // It loads the op library (op definitions), lists the kernel entries of the lowest kernel library
