@@ -20,32 +20,44 @@ using tessera::runtime::AttrValue;
 using tessera::runtime::TensorArg;
 
 tessera::Result<AttrValue> ConvertAttr(const tsrAttr& a) {
+  const std::string name(a.name);
+  // One named variant filled in place (returning temporaries trips a GCC 12 false warning).
+  AttrValue value;
   switch (a.type) {
     case TSR_ATTR_INT:
-      return AttrValue(a.intValue);
+      value.emplace<int64_t>(a.intValue);
+      break;
     case TSR_ATTR_FLOAT:
-      return AttrValue(a.floatValue);
+      value.emplace<float>(a.floatValue);
+      break;
     case TSR_ATTR_BOOL:
-      return AttrValue(a.boolValue != 0);
+      value.emplace<bool>(a.boolValue != 0);
+      break;
     case TSR_ATTR_STRING:
       if (a.stringValue == nullptr)
-        return tessera::InvalidArgument("attribute '" + std::string(a.name) +
-                                        "': stringValue is NULL");
-      return AttrValue(std::string(a.stringValue));
-    case TSR_ATTR_INT_LIST:
+        return tessera::InvalidArgument("attribute '" + name + "': stringValue is NULL");
+      value.emplace<std::string>(a.stringValue);
+      break;
+    case TSR_ATTR_INT_LIST: {
       if (a.listCount > 0 && a.intList == nullptr)
-        return tessera::InvalidArgument("attribute '" + std::string(a.name) + "': intList is NULL");
-      return AttrValue(std::vector<int64_t>(a.intList, a.intList + a.listCount));
-    case TSR_ATTR_FLOAT_LIST:
+        return tessera::InvalidArgument("attribute '" + name + "': intList is NULL");
+      auto& list = value.emplace<std::vector<int64_t>>();
+      if (a.listCount > 0) list.assign(a.intList, a.intList + a.listCount);
+      break;
+    }
+    case TSR_ATTR_FLOAT_LIST: {
       if (a.listCount > 0 && a.floatList == nullptr)
-        return tessera::InvalidArgument("attribute '" + std::string(a.name) +
-                                        "': floatList is NULL");
-      return AttrValue(std::vector<float>(a.floatList, a.floatList + a.listCount));
+        return tessera::InvalidArgument("attribute '" + name + "': floatList is NULL");
+      auto& list = value.emplace<std::vector<float>>();
+      if (a.listCount > 0) list.assign(a.floatList, a.floatList + a.listCount);
+      break;
+    }
     default:
-      return tessera::InvalidArgument("attribute '" + std::string(a.name) + "': type " +
+      return tessera::InvalidArgument("attribute '" + name + "': type " +
                                       std::to_string(static_cast<int>(a.type)) +
                                       " is not a tsrAttrType");
   }
+  return value;
 }
 
 Status Prepare(const char* op_type, const tsrTensor* const* inputs, uint64_t num_inputs,

@@ -285,6 +285,10 @@ uint64_t OpExecutor::workspace_size() const {
   return plan_->workspace;
 }
 
+const std::string& OpExecutor::package() const {
+  return plan_->package;
+}
+
 Status OpExecutor::SetAddress(size_t index, void* address) {
   if (!repeatable_) return FailedPrecondition("SetAddress: the executor is not repeatable");
   if (index >= addresses_.size()) {

@@ -48,6 +48,8 @@ class OpExecutor {
   // Repeatable executors only: point tensor `index` (inputs then outputs) at new memory.
   Status SetAddress(size_t index, void* address);
   const Plan& plan() const { return *plan_; }
+  // The package whose kernel this executor runs.
+  const std::string& package() const;
 
  private:
   friend Status ExecuteOp(OpExecutor&, void*, uint64_t, const device::Stream&);

@@ -1,0 +1,25 @@
+/* The op types of the built-in operator package, grouped by call signature, as X-macros for
+ * generating typed functions (e.g. the C API's tsr<Op>GetWorkspaceSize / tsr<Op>). Plain C.
+ *
+ *   #define DECLARE(Op) ...
+ *   TESSERA_BUILTIN_BINARY_OPS(DECLARE)
+ *
+ * binary:        inputs x1, x2 (numpy broadcasting), output y
+ * unary:         input x, output y
+ * scalar attr:   input x, required float attribute "value", output y
+ * dtype attr:    input x, required int attribute "dst_type" (a DataType code), output y */
+#ifndef TESSERA_OPS_BUILTIN_OPS_H_
+#define TESSERA_OPS_BUILTIN_OPS_H_
+
+#define TESSERA_BUILTIN_BINARY_OPS(X) X(Add) X(Sub) X(Mul) X(Div) X(Maximum) X(Minimum)
+#define TESSERA_BUILTIN_UNARY_OPS(X) X(Abs) X(Exp) X(Log) X(Sqrt) X(Rsqrt) X(Relu) X(Sigmoid)
+#define TESSERA_BUILTIN_SCALAR_ATTR_OPS(X) X(Adds) X(Muls)
+#define TESSERA_BUILTIN_DTYPE_ATTR_OPS(X) X(Cast)
+
+#define TESSERA_BUILTIN_OPS(X)       \
+  TESSERA_BUILTIN_BINARY_OPS(X)      \
+  TESSERA_BUILTIN_UNARY_OPS(X)       \
+  TESSERA_BUILTIN_SCALAR_ATTR_OPS(X) \
+  TESSERA_BUILTIN_DTYPE_ATTR_OPS(X)
+
+#endif /* TESSERA_OPS_BUILTIN_OPS_H_ */

@@ -1,0 +1,115 @@
+// Op definitions and the tiling function of the unary elementwise ops, including Adds and Muls
+// (y = x + value, y = x * value with a float attribute "value").
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "../common/host_common.h"
+#include "../common/op_keys.h"
+#include "tessera/runtime/op_registration.h"
+#include "unary_tiling.h"
+
+namespace tessera::ops {
+namespace {
+
+using runtime::TilingContext;
+
+// For int32 the float attribute must name an int32 exactly: silently truncating 2.5 would compute
+// something the caller did not ask for.
+Result<int64_t> IntScalar(const std::string& op, float value) {
+  if (!std::isfinite(value) || std::trunc(value) != value || value < -2147483648.0f ||
+      value >= 2147483648.0f) {
+    return InvalidArgument(op + ": attribute value " + std::to_string(value) +
+                           " is not an int32 value, as an int32 input requires");
+  }
+  return static_cast<int64_t>(value);
+}
+
+Status UnaryTiling(TilingContext& ctx, const std::vector<DataType>& dtypes, bool has_value) {
+  const std::string& op = ctx.GetOpType();
+  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* x, RequiredDesc(ctx, false, 0, "x"));
+  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* y, RequiredDesc(ctx, true, 0, "y"));
+  const DataType dtype = x->dtype;
+  if (y->dtype != dtype) {
+    return InvalidArgument(op + ": x and y must have one dtype, got " + DtypeText(dtype) + " and " +
+                           DtypeText(y->dtype));
+  }
+  if (std::find(dtypes.begin(), dtypes.end(), dtype) == dtypes.end()) {
+    return InvalidArgument(op + ": dtype " + DtypeText(dtype) + " is not supported");
+  }
+  if (!(y->shape == x->shape)) {
+    return InvalidArgument(op + ": output y has shape " + y->shape.ToString() +
+                           ", expected the shape of x " + x->shape.ToString());
+  }
+  UnaryTilingData t;
+  if (has_value) {
+    TESSERA_ASSIGN_OR_RETURN(t.value, ctx.GetFloatAttr("value"));
+    if (dtype == DataType::kInt32) {
+      TESSERA_ASSIGN_OR_RETURN(t.intValue, IntScalar(op, t.value));
+    }
+  }
+  TESSERA_ASSIGN_OR_RETURN(const int64_t n, x->shape.NumElements());
+  const auto elem = static_cast<int64_t>(DataTypeSize(dtype));
+  // Two double-buffered queues (x, y).
+  TESSERA_ASSIGN_OR_RETURN(t.tileLength, TileLength(ctx, 2 * kBufferNum * elem, 32 / elem));
+  TESSERA_ASSIGN_OR_RETURN(
+      const tiling::UniformSplitConfig split,
+      SplitOverCores(n, 32 / elem, kMinElementsPerCore, ctx.GetPlatformInfo().aiv_cores));
+  StoreSplit(split, t);
+  ctx.SetBlockDim(split.blockNum);
+  ctx.SetTilingKey(UnaryKey(dtype));
+  ctx.SetTilingData(t);
+  return OkStatus();
+}
+
+Status SameShapeInferShape(runtime::InferShapeContext& ctx) {
+  if (ctx.inputs().size() != 1 || ctx.outputs().size() != 1) {
+    return InvalidArgument("unary op InferShape: expected 1 input and 1 output");
+  }
+  ctx.outputs()[0] = ctx.inputs()[0];
+  ctx.outputs()[0].strides.clear();
+  return OkStatus();
+}
+
+const std::vector<DataType> kFloatTypes = {DataType::kFloat32, DataType::kFloat16,
+                                           DataType::kBfloat16};
+const std::vector<DataType> kFloatAndInt32 = {DataType::kFloat32, DataType::kFloat16,
+                                              DataType::kBfloat16, DataType::kInt32};
+
+// y = f(x) (or f(x, value)), y of x's dtype and shape.
+class UnaryOpDef : public runtime::OpDef {
+ public:
+  UnaryOpDef(const char* type, const std::vector<DataType>& dtypes, bool has_value) : OpDef(type) {
+    const std::vector<Format> nd(dtypes.size(), Format::kND);
+    Input("x").ParamType(runtime::REQUIRED).DataType(dtypes).Format(nd);
+    Output("y").ParamType(runtime::REQUIRED).DataType(dtypes).Format(nd);
+    if (has_value) Attr("value").AttrType(runtime::REQUIRED).Float();
+    SetTiling(
+        [dtypes, has_value](TilingContext& ctx) { return UnaryTiling(ctx, dtypes, has_value); });
+    SetInferShape(SameShapeInferShape);
+    TilingDataType<UnaryTilingData>();
+    for (const char* soc : kBuiltinSocs)
+      AddConfig(soc);
+  }
+};
+
+#define TESSERA_UNARY_OP(Name, dtypes, has_value)        \
+  class Name##Op : public UnaryOpDef {                   \
+   public:                                               \
+    Name##Op() : UnaryOpDef(#Name, dtypes, has_value) {} \
+  };                                                     \
+  TESSERA_OP_ADD(Name##Op)
+
+TESSERA_UNARY_OP(Abs, kFloatAndInt32, false);
+TESSERA_UNARY_OP(Exp, kFloatTypes, false);
+TESSERA_UNARY_OP(Log, kFloatTypes, false);
+TESSERA_UNARY_OP(Sqrt, kFloatTypes, false);
+TESSERA_UNARY_OP(Rsqrt, kFloatTypes, false);
+TESSERA_UNARY_OP(Relu, kFloatAndInt32, false);
+TESSERA_UNARY_OP(Sigmoid, kFloatTypes, false);
+TESSERA_UNARY_OP(Adds, kFloatAndInt32, true);
+TESSERA_UNARY_OP(Muls, kFloatAndInt32, true);
+
+}  // namespace
+}  // namespace tessera::ops

@@ -1,0 +1,183 @@
+#include "ops_test_util.h"
+
+#include <array>
+#include <optional>
+
+#include "tessera/device/device.h"
+#include "tessera/device/launch.h"
+#include "tessera/device/memory.h"
+#include "tessera/runtime/op_registration.h"
+
+// Defined by the op and kernel sources compiled into this test (TESSERA_OP_LIBRARY,
+// TESSERA_KERNEL_LIBRARY).
+extern "C" const tessera::runtime::OpFactory* tessera_op_definitions(size_t* count);
+extern "C" const tessera::runtime::KernelEntryInfo* tessera_kernel_entries(size_t* count);
+
+namespace tessera::ops::testing {
+namespace {
+
+// The largest entry arity: two inputs, one output, workspace, tiling.
+constexpr size_t kMaxArgs = 5;
+
+// Not a pointer, so checked-mode launches do not take the entry function for a device address.
+struct EntryFn {
+  runtime::KernelEntryFn fn;
+};
+
+// The launched kernel: hands the GM addresses to the entry as its argument array (trailing unused
+// slots are null).
+void CallEntry(EntryFn entry, uint8_t* a0, uint8_t* a1, uint8_t* a2, uint8_t* a3, uint8_t* a4) {
+  uint8_t* const args[kMaxArgs] = {a0, a1, a2, a3, a4};
+  entry.fn(args);
+}
+
+// Device allocations freed on scope exit.
+class DeviceArena {
+ public:
+  ~DeviceArena() {
+    for (void* p : ptrs_)
+      EXPECT_TRUE(device::Free(p).ok());
+  }
+  Result<uint8_t*> Upload(const std::vector<uint8_t>& bytes) {
+    TESSERA_ASSIGN_OR_RETURN(uint8_t * p, Alloc(bytes.size()));
+    if (!bytes.empty()) {
+      TESSERA_RETURN_IF_ERROR(device::Memcpy(p, bytes.size(), bytes.data(), bytes.size(),
+                                             device::MemcpyKind::kHostToDevice));
+    }
+    return p;
+  }
+  Result<uint8_t*> Alloc(size_t bytes) {
+    TESSERA_ASSIGN_OR_RETURN(void* p, device::Malloc(std::max<size_t>(bytes, 1)));
+    ptrs_.push_back(p);
+    return static_cast<uint8_t*>(p);
+  }
+
+ private:
+  std::vector<void*> ptrs_;
+};
+
+Result<size_t> Bytes(const TensorDesc& d) {
+  TESSERA_ASSIGN_OR_RETURN(int64_t n, d.shape.NumElements());
+  return static_cast<size_t>(n) * DataTypeSize(d.dtype);
+}
+
+}  // namespace
+
+std::unique_ptr<runtime::OpDef> MakeOp(const std::string& type) {
+  size_t count = 0;
+  const runtime::OpFactory* factories = tessera_op_definitions(&count);
+  for (size_t i = 0; i < count; ++i) {
+    std::unique_ptr<runtime::OpDef> op(factories[i]());
+    if (op->type() == type) return op;
+  }
+  return nullptr;
+}
+
+std::vector<std::unique_ptr<runtime::OpDef>> AllOps() {
+  size_t count = 0;
+  const runtime::OpFactory* factories = tessera_op_definitions(&count);
+  std::vector<std::unique_ptr<runtime::OpDef>> ops;
+  for (size_t i = 0; i < count; ++i)
+    ops.emplace_back(factories[i]());
+  return ops;
+}
+
+std::vector<runtime::KernelEntryInfo> AllEntries() {
+  size_t count = 0;
+  const runtime::KernelEntryInfo* entries = tessera_kernel_entries(&count);
+  return {entries, entries + count};
+}
+
+const runtime::KernelEntryInfo* FindEntry(const std::string& kernel, uint64_t key) {
+  size_t count = 0;
+  const runtime::KernelEntryInfo* entries = tessera_kernel_entries(&count);
+  for (size_t i = 0; i < count; ++i) {
+    if (kernel == entries[i].kernel && entries[i].tiling_key == key) return &entries[i];
+  }
+  return nullptr;
+}
+
+runtime::PlatformInfo CurrentPlatform() {
+  return runtime::PlatformInfo::FromArch(device::CurrentArch());
+}
+
+TensorDesc Desc(DataType dtype, const std::vector<int64_t>& dims) {
+  auto shape = Shape::Make(std::span<const int64_t>(dims.data(), dims.size()));
+  EXPECT_TRUE(shape.ok()) << shape.status().ToString();
+  return TensorDesc{dtype, shape.value_or(Shape()), Format::kND, {}};
+}
+
+int64_t Numel(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+Status TilingOnly(const std::string& type, const std::vector<TensorDesc>& inputs,
+                  const TensorDesc& output,
+                  const std::map<std::string, runtime::AttrValue>& attrs) {
+  std::unique_ptr<runtime::OpDef> op = MakeOp(type);
+  if (op == nullptr) return NotFound("no built-in op " + type);
+  runtime::TilingContext ctx(type, {inputs.begin(), inputs.end()}, {output}, attrs,
+                             CurrentPlatform());
+  return runtime::RunTiling(*op, ctx);
+}
+
+Result<OpResult> RunOp(const std::string& type, const std::vector<TensorDesc>& inputs,
+                       const std::vector<std::vector<uint8_t>>& input_bytes,
+                       const TensorDesc& output,
+                       const std::map<std::string, runtime::AttrValue>& attrs,
+                       const runtime::PlatformInfo& platform) {
+  std::unique_ptr<runtime::OpDef> op = MakeOp(type);
+  if (op == nullptr) return NotFound("no built-in op " + type);
+  TESSERA_RETURN_IF_ERROR(op->Validate());
+  runtime::TilingContext ctx(type, {inputs.begin(), inputs.end()}, {output}, attrs, platform);
+  TESSERA_RETURN_IF_ERROR(runtime::RunTiling(*op, ctx));
+  const runtime::KernelEntryInfo* entry = FindEntry(op->KernelName(), ctx.tiling_key());
+  if (entry == nullptr) {
+    return NotFound("no kernel entry " + op->KernelName() + " for tiling key " +
+                    std::to_string(ctx.tiling_key()));
+  }
+  if (entry->num_args != inputs.size() + 3) {
+    return Internal("entry " + op->KernelName() + " takes " + std::to_string(entry->num_args) +
+                    " arguments, expected " + std::to_string(inputs.size() + 3));
+  }
+
+  DeviceArena arena;
+  std::array<uint8_t*, kMaxArgs> args{};
+  size_t n = 0;
+  for (const auto& bytes : input_bytes) {
+    TESSERA_ASSIGN_OR_RETURN(args[n++], arena.Upload(bytes));
+  }
+  TESSERA_ASSIGN_OR_RETURN(const size_t out_bytes, Bytes(output));
+  TESSERA_ASSIGN_OR_RETURN(uint8_t * y, arena.Alloc(out_bytes));
+  args[n++] = y;
+  args[n++] = nullptr;  // workspace: the built-in ops need none
+  TESSERA_ASSIGN_OR_RETURN(args[n++], arena.Upload(ctx.tiling_data()));
+
+  TESSERA_ASSIGN_OR_RETURN(device::Stream stream, device::Stream::Create());
+  TESSERA_RETURN_IF_ERROR(device::Launch(
+      device::LaunchConfig{ctx.block_dim(), device::KernelType::kAiv, entry->kernel}, &CallEntry,
+      stream, EntryFn{entry->fn}, args[0], args[1], args[2], args[3], args[4]));
+  TESSERA_RETURN_IF_ERROR(stream.Synchronize());
+
+  OpResult result;
+  result.tiling_key = ctx.tiling_key();
+  result.block_dim = ctx.block_dim();
+  result.y.resize(out_bytes);
+  if (out_bytes > 0) {
+    TESSERA_RETURN_IF_ERROR(device::Memcpy(result.y.data(), out_bytes, y, out_bytes,
+                                           device::MemcpyKind::kDeviceToHost));
+  }
+  return result;
+}
+
+CheckedScope::CheckedScope(bool on) : previous_(device::CheckedMode()) {
+  device::SetCheckedMode(on);
+}
+CheckedScope::~CheckedScope() {
+  device::SetCheckedMode(previous_);
+}
+
+}  // namespace tessera::ops::testing
