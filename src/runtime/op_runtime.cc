@@ -15,6 +15,7 @@
 #include "tessera/runtime/op_registration.h"
 #include "tessera/runtime/package.h"
 #include "tessera/runtime/tiling_context.h"
+#include "tessera/tiling/tiling_data.h"
 
 namespace fs = std::filesystem;
 
@@ -33,6 +34,7 @@ struct Plan {
   uint64_t tiling_key = 0;
   uint64_t workspace = 0;
   void* tiling_device = nullptr;  // the tiling data in device memory
+  PlanInfo info;                  // what tools show
   size_t num_inputs = 0;
   size_t num_outputs = 0;
 
@@ -52,6 +54,7 @@ struct Plan {
     tiling_device = std::exchange(other.tiling_device, nullptr);
     num_inputs = other.num_inputs;
     num_outputs = other.num_outputs;
+    info = std::move(other.info);
     return *this;
   }
   ~Plan() {
@@ -234,6 +237,18 @@ Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
   plan.workspace = ctx.TotalWorkspace();
   plan.num_inputs = call.inputs.size();
   plan.num_outputs = call.outputs.size();
+  plan.info.op_type = call.op_type;
+  plan.info.package = plan.package;
+  plan.info.package_dir = dir.string();
+  plan.info.kernel_name = plan.kernel_name;
+  plan.info.binary = binary->bin_path;
+  plan.info.simplified_key = key;
+  plan.info.soc = binary->soc;
+  plan.info.block_dim = plan.block_dim;
+  plan.info.tiling_key = plan.tiling_key;
+  plan.info.workspace = plan.workspace;
+  plan.info.tiling_data = ctx.tiling_data();
+  plan.info.tiling_schema = def->tiling_schema();
   const std::vector<uint8_t>& bytes = ctx.tiling_data();
   TESSERA_ASSIGN_OR_RETURN(plan.tiling_device, device::Malloc(bytes.size()));
   TESSERA_RETURN_IF_ERROR(device::Memcpy(plan.tiling_device, bytes.size(), bytes.data(),
@@ -287,6 +302,10 @@ uint64_t OpExecutor::workspace_size() const {
 
 const std::string& OpExecutor::package() const {
   return plan_->package;
+}
+
+PlanInfo OpExecutor::info() const {
+  return plan_->info;
 }
 
 Status OpExecutor::SetAddress(size_t index, void* address) {

@@ -217,6 +217,15 @@ TEST(TwoStageTest, SingleUseExecutorRunsOnce) {
   ASSERT_TRUE(exec.ok()) << exec.status().ToString();
   EXPECT_EQ(ws, 0u);
   EXPECT_EQ((*exec)->package(), "builtin");
+  // What tools show: the plan, and its tiling data decoded through the op's declared struct.
+  const tessera::runtime::PlanInfo info = (*exec)->info();
+  EXPECT_EQ(info.kernel_name, "relu");
+  EXPECT_EQ(info.simplified_key, "Relu/d=0,p=0/DT_FLOAT,ND/DT_FLOAT,ND");
+  EXPECT_GE(info.block_dim, 1u);
+  ASSERT_NE(info.tiling_schema, nullptr);
+  auto json = tessera::tiling::TilingToJson(*info.tiling_schema, info.tiling_data);
+  ASSERT_TRUE(json.ok()) << json.status().ToString();
+  EXPECT_NE(json->find("\"fields\""), std::string::npos) << *json;
   tessera::Status again =
       tessera::runtime::ExecuteOp(**exec, nullptr, 0, tessera::device::Stream());
   ASSERT_TRUE(again.ok()) << again.ToString();

@@ -165,10 +165,14 @@ class OpDef {
   // different layout (schema hash) than the loaded tiling function's.
   template <class T>
   OpDef& TilingDataType() {
-    tiling_schema_hash_ = tiling::TilingSchemaOf<T>().hash;
+    static constexpr tiling::TilingSchema kSchema = tiling::TilingSchemaOf<T>();
+    tiling_schema_ = &kSchema;
+    tiling_schema_hash_ = kSchema.hash;
     return *this;
   }
   uint64_t tiling_schema_hash() const { return tiling_schema_hash_; }
+  // The declared tiling struct's schema (field names and layout), or null when none was declared.
+  const tiling::TilingSchema* tiling_schema() const { return tiling_schema_; }
   OpDef& SetInferShape(InferShapeFunc fn);
   OpDef& AddConfig(const std::string& soc);
   OpDef& AddConfig(const std::string& soc, OpAICoreConfig config);
@@ -217,6 +221,7 @@ class OpDef {
   InferShapeFunc infer_shape_;
   std::vector<std::pair<std::string, OpAICoreConfig>> configs_;
   uint64_t tiling_schema_hash_ = 0;
+  const tiling::TilingSchema* tiling_schema_ = nullptr;
 };
 
 // Shape inference inputs and outputs.

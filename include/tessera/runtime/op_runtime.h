@@ -19,6 +19,7 @@
 #include "tessera/device/stream.h"
 #include "tessera/runtime/op_def.h"
 #include "tessera/runtime/param_cache.h"
+#include "tessera/tiling/tiling_data.h"
 
 namespace tessera::runtime {
 
@@ -37,6 +38,22 @@ struct OpCall {
 
 struct Plan;
 
+// What a prepared call will launch: for tools (`tessera tiling`, `tessera run`) and diagnostics.
+struct PlanInfo {
+  std::string op_type;
+  std::string package;
+  std::string package_dir;
+  std::string kernel_name;
+  std::string binary;  // kernel library path inside the package
+  std::string simplified_key;
+  std::string soc;  // SoC of the chosen binary
+  uint32_t block_dim = 1;
+  uint64_t tiling_key = 0;
+  uint64_t workspace = 0;
+  std::vector<uint8_t> tiling_data;
+  const tiling::TilingSchema* tiling_schema = nullptr;  // null when the op declared none
+};
+
 // A prepared call: the cached plan plus this call's addresses. Single use unless repeatable.
 class OpExecutor {
  public:
@@ -50,6 +67,7 @@ class OpExecutor {
   const Plan& plan() const { return *plan_; }
   // The package whose kernel this executor runs.
   const std::string& package() const;
+  PlanInfo info() const;
 
  private:
   friend Status ExecuteOp(OpExecutor&, void*, uint64_t, const device::Stream&);
