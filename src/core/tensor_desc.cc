@@ -42,9 +42,16 @@ Result<int64_t> TensorDesc::StorageBytes() const {
   TESSERA_ASSIGN_OR_RETURN(int64_t count, shape.NumElements());
   if (count == 0) return int64_t{0};
   const auto elem = static_cast<int64_t>(DataTypeSize(dtype));
+  int64_t bytes = 0;
+  if (strides.empty()) {  // contiguous: no stride vector needed (this runs on every op call)
+    if (__builtin_mul_overflow(count, elem, &bytes)) {
+      return OutOfRange("byte size of tensor " + shape.ToString() + " overflows int64");
+    }
+    return bytes;
+  }
   // Span = 1 + sum((dim - 1) * stride) elements.
   int64_t span = 1;
-  const std::vector<int64_t> eff = strides.empty() ? ContiguousStrides() : strides;
+  const std::vector<int64_t>& eff = strides;
   for (int i = 0; i < shape.rank(); ++i) {
     int64_t term = 0;
     if (__builtin_mul_overflow(shape.dim(i) - 1, eff[static_cast<size_t>(i)], &term) ||
@@ -52,7 +59,6 @@ Result<int64_t> TensorDesc::StorageBytes() const {
       return OutOfRange("storage of tensor " + shape.ToString() + " overflows int64");
     }
   }
-  int64_t bytes = 0;
   if (__builtin_mul_overflow(span, elem, &bytes)) {
     return OutOfRange("byte size of tensor " + shape.ToString() + " overflows int64");
   }

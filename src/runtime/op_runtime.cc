@@ -256,17 +256,19 @@ Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
   return plan;
 }
 
-// Checks one tensor argument: valid description, and memory behind it when it is not empty.
+// Checks one tensor argument: valid description, and memory behind it when it is not empty. This
+// runs on every call, so the error text is only built when there is an error.
 Status CheckTensor(const std::string& op, const char* role, size_t index, const TensorArg& t) {
-  const std::string name = op + " " + role + " " + std::to_string(index);
+  const auto name = [&] { return op + " " + role + " " + std::to_string(index); };
   Status st = t.desc.Validate();
-  if (!st.ok()) return Status(st.code(), name + ": " + std::string(st.message()));
+  if (!st.ok()) return Status(st.code(), name() + ": " + std::string(st.message()));
   TESSERA_ASSIGN_OR_RETURN(int64_t bytes, t.desc.StorageBytes());
-  if (bytes > 0 && t.address == nullptr) return InvalidArgument(name + ": device address is null");
+  if (bytes > 0 && t.address == nullptr)
+    return InvalidArgument(name() + ": device address is null");
   if (bytes > 0 && device::CheckedMode()) {
     const size_t available = device::DeviceBytesFrom(t.address);
     if (available < static_cast<size_t>(bytes)) {
-      return InvalidArgument(name + ": " + std::to_string(bytes) + " bytes of " +
+      return InvalidArgument(name() + ": " + std::to_string(bytes) + " bytes of " +
                              t.desc.ToString() +
                              " do not fit the device allocation at its address (" +
                              std::to_string(available) + " bytes left)");
@@ -275,8 +277,10 @@ Status CheckTensor(const std::string& op, const char* role, size_t index, const 
   return OkStatus();
 }
 
-std::string CacheKey(const OpCall& call) {
-  CacheKeyBuilder b(call.op_type);
+// The call's cache key, built in a per-thread buffer (valid until the thread's next call).
+const std::string& CacheKey(const OpCall& call) {
+  thread_local CacheKeyBuilder builder("");
+  CacheKeyBuilder& b = builder.Reset(call.op_type);
   for (const auto& in : call.inputs)
     b.Tensor(in ? &in->desc : nullptr);
   for (const auto& out : call.outputs)
@@ -285,12 +289,6 @@ std::string CacheKey(const OpCall& call) {
     b.Attr(name, value);
   const device::ArchSpec& arch = device::CurrentArch();
   b.Platform(arch.aiv_cores, arch.aic_cores, arch.soc).Deterministic(call.deterministic);
-  // The package search path decides which package serves the op, so it is part of the key.
-  for (const char* var :
-       {"TESSERA_CUSTOM_OPP_PATH", "TESSERA_OPP_PATH", "TESSERA_BUILTIN_PACKAGE_DIR"}) {
-    const char* v = std::getenv(var);
-    b.Attr(var, std::string(v ? v : ""));
-  }
   return b.key();
 }
 

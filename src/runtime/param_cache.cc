@@ -1,5 +1,6 @@
 #include "tessera/runtime/param_cache.h"
 
+#include <array>
 #include <cstdlib>
 
 namespace tessera::runtime {
@@ -13,7 +14,14 @@ size_t CacheLimitFromEnv() {
 }
 
 CacheKeyBuilder::CacheKeyBuilder(const std::string& op_type) {
+  key_.reserve(512);
   Str(op_type);
+}
+
+CacheKeyBuilder& CacheKeyBuilder::Reset(const std::string& op_type) {
+  key_.clear();
+  Str(op_type);
+  return *this;
 }
 
 CacheKeyBuilder& CacheKeyBuilder::Tensor(const TensorDesc* desc, int64_t view_offset) {
@@ -27,10 +35,21 @@ CacheKeyBuilder& CacheKeyBuilder::Tensor(const TensorDesc* desc, int64_t view_of
   Int(desc->shape.rank());
   for (int64_t d : desc->shape.dims())
     Int(d);
-  const std::vector<int64_t> strides =
-      desc->strides.empty() ? desc->ContiguousStrides() : desc->strides;
-  for (int64_t s : strides)
-    Int(s);
+  const int rank = desc->shape.rank();
+  if (desc->strides.empty()) {
+    // Contiguous strides, computed without allocating (this runs on every cache hit).
+    std::array<int64_t, Shape::kMaxRank> strides{};
+    int64_t stride = 1;
+    for (int i = rank - 1; i >= 0; --i) {
+      strides[static_cast<size_t>(i)] = stride;
+      stride *= desc->shape.dim(i) > 0 ? desc->shape.dim(i) : 1;
+    }
+    for (int i = 0; i < rank; ++i)
+      Int(strides[static_cast<size_t>(i)]);
+  } else {
+    for (int64_t s : desc->strides)
+      Int(s);
+  }
   Int(view_offset);
   return *this;
 }

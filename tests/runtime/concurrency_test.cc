@@ -15,7 +15,9 @@
 namespace tessera::runtime {
 namespace {
 
-TensorDesc Desc(DataType t, int64_t n) { return TensorDesc{t, *Shape::Make({n}), Format::kND, {}}; }
+TensorDesc Desc(DataType t, int64_t n) {
+  return TensorDesc{t, *Shape::Make({n}), Format::kND, {}};
+}
 
 // One call on `stream`: y = op(x1[, x2]) for float32 or bfloat16; returns the max error.
 double CallOnce(const std::string& op, DataType dtype, int64_t n, std::mt19937& rng,
@@ -23,7 +25,8 @@ double CallOnce(const std::string& op, DataType dtype, int64_t n, std::mt19937& 
   const size_t elem = DataTypeSize(dtype);
   std::uniform_real_distribution<float> dist(0.5f, 4.0f);
   std::vector<float> a(n), b(n);
-  for (int64_t i = 0; i < n; ++i) a[i] = dist(rng), b[i] = dist(rng);
+  for (int64_t i = 0; i < n; ++i)
+    a[i] = dist(rng), b[i] = dist(rng);
   std::vector<uint8_t> ha(n * elem), hb(n * elem);
   for (int64_t i = 0; i < n; ++i) {
     if (dtype == DataType::kBfloat16) {
@@ -52,15 +55,21 @@ double CallOnce(const std::string& op, DataType dtype, int64_t n, std::mt19937& 
   auto exec = PrepareOp(call, &ws);
   *ok = exec.ok() && ExecuteOp(**exec, nullptr, 0, stream).ok();
   std::vector<uint8_t> hy(bytes);
-  *ok = *ok && device::MemcpyAsync(hy.data(), bytes, y, bytes, device::MemcpyKind::kDeviceToHost, stream).ok();
+  *ok = *ok &&
+        device::MemcpyAsync(hy.data(), bytes, y, bytes, device::MemcpyKind::kDeviceToHost, stream)
+            .ok();
   *ok = *ok && stream.Synchronize().ok();
   for (int64_t i = 0; *ok && i < n; ++i) {
-    const double got = dtype == DataType::kBfloat16 ? static_cast<float>(reinterpret_cast<bfloat16*>(hy.data())[i])
-                                                    : reinterpret_cast<float*>(hy.data())[i];
-    const double want = op == "Add" ? double{a[i]} + b[i] : op == "Mul" ? double{a[i]} * b[i] : std::sqrt(double{a[i]});
+    const double got = dtype == DataType::kBfloat16
+                           ? static_cast<float>(reinterpret_cast<bfloat16*>(hy.data())[i])
+                           : reinterpret_cast<float*>(hy.data())[i];
+    const double want = op == "Add"   ? double{a[i]} + b[i]
+                        : op == "Mul" ? double{a[i]} * b[i]
+                                      : std::sqrt(double{a[i]});
     worst = std::max(worst, std::fabs(got - want) / std::fabs(want));
   }
-  for (void* p : {x1, x2, y}) (void)device::Free(p);
+  for (void* p : {x1, x2, y})
+    (void)device::Free(p);
   return worst;
 }
 
@@ -87,7 +96,8 @@ TEST(ConcurrencyTest, EightThreadsMixedCalls) {
       }
     });
   }
-  for (auto& th : threads) th.join();
+  for (auto& th : threads)
+    th.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(calls.load(), kThreads * kCalls);
   // Only a few distinct (op, dtype, shape) keys exist: almost every call was a cache hit.

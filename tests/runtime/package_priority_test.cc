@@ -90,6 +90,7 @@ const fs::path kCustom = TESSERA_TEST_CUSTOM_PACKAGE_DIR;
 TEST(PackagePriorityTest, BuiltinWhenNothingElseIsConfigured) {
   unsetenv("TESSERA_CUSTOM_OPP_PATH");
   unsetenv("TESSERA_OPP_PATH");
+  ClearParamCache();
   AddCall add(4097);
   EXPECT_EQ(add.Run(), "builtin");
 }
@@ -99,11 +100,15 @@ TEST(PackagePriorityTest, CustomPathOverridesBuiltinAndIsReadAtCallTime) {
   const fs::path not_a_dir = fs::temp_directory_path() / "tessera_not_a_dir";
   std::ofstream(not_a_dir) << "x";
   {
-    // A non-directory entry is skipped; the next one is used. Set after start-up, before the call.
+    // A non-directory entry is skipped; the next one is used. The search runs when a call misses
+    // the parameter cache, so a path set after start-up applies to calls not made before.
     EnvScope env("TESSERA_CUSTOM_OPP_PATH", not_a_dir.string() + ":" + kCustom.string());
+    ClearParamCache();
     EXPECT_EQ(add.Run(), "custom_add");
   }
-  EXPECT_EQ(add.Run(), "builtin");  // unset again: the built-in serves the same call
+  EXPECT_EQ(add.Run(), "custom_add");  // cached: the plan is reused until the cache is cleared
+  ClearParamCache();
+  EXPECT_EQ(add.Run(), "builtin");
 }
 
 TEST(PackagePriorityTest, VendorsByLoadPriorityThenBuiltin) {
@@ -117,6 +122,7 @@ TEST(PackagePriorityTest, VendorsByLoadPriorityThenBuiltin) {
   AddCall add(31);
   {
     EnvScope env("TESSERA_OPP_PATH", opp.string());
+    ClearParamCache();
     EXPECT_EQ(add.Run(), "custom_add");
   }
   {
@@ -130,6 +136,7 @@ TEST(PackagePriorityTest, VendorsByLoadPriorityThenBuiltin) {
 
 TEST(PackagePriorityTest, FirstPackageWithTheOpWinsEvenForOtherDtypes) {
   EnvScope env("TESSERA_CUSTOM_OPP_PATH", kCustom.string());
+  ClearParamCache();
   AddCall add(8, DataType::kFloat16);
   uint64_t ws = 0;
   auto exec = PrepareOp(add.call, &ws);
@@ -144,6 +151,7 @@ TEST(PackagePriorityTest, FirstPackageWithTheOpWinsEvenForOtherDtypes) {
 
 TEST(PackagePriorityTest, WorkspaceBelowRequiredIsRejectedWithBothSizes) {
   EnvScope env("TESSERA_CUSTOM_OPP_PATH", kCustom.string());
+  ClearParamCache();
   AddCall add(100);
   uint64_t ws = 0;
   auto exec = PrepareOp(add.call, &ws);

@@ -34,6 +34,8 @@ size_t CacheLimitFromEnv();
 class CacheKeyBuilder {
  public:
   explicit CacheKeyBuilder(const std::string& op_type);
+  // Starts a new key, keeping the buffer: a thread-local builder makes keys without allocating.
+  CacheKeyBuilder& Reset(const std::string& op_type);
   CacheKeyBuilder& Tensor(const TensorDesc* desc, int64_t view_offset = 0);  // null: absent
   CacheKeyBuilder& Attr(const std::string& name, const AttrValue& value);
   CacheKeyBuilder& Platform(uint32_t aiv_cores, uint32_t aic_cores, const std::string& soc);
