@@ -2,7 +2,9 @@
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY include/tessera DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-set(_tessera_targets tessera_core tessera_device tessera_tiling tessera_kernel tessera_runtime tessera_warnings)
+set(_tessera_targets tessera_core tessera_device tessera_tiling tessera_kernel tessera_runtime
+    tessera_package_tool tessera_warnings)
+set_target_properties(tessera_package_tool PROPERTIES EXPORT_NAME package_tool)
 if(TARGET tessera_elewise)
   list(APPEND _tessera_targets tessera_elewise)
 endif()
@@ -20,5 +22,6 @@ configure_package_config_file(cmake/tesseraConfig.cmake.in
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/tesseraConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tesseraConfig.cmake
+              ${CMAKE_CURRENT_SOURCE_DIR}/cmake/TesseraOpPackage.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/tesseraConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tessera)

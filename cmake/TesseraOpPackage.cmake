@@ -60,6 +60,9 @@ function(tessera_add_op_package)
   if(NOT PKG_VERSION)
     set(PKG_VERSION ${PROJECT_VERSION})
   endif()
+  if(NOT PKG_VERSION)
+    set(PKG_VERSION 0.0.0)
+  endif()
   if(NOT PKG_OUTPUT_DIR)
     set(PKG_OUTPUT_DIR ${CMAKE_BINARY_DIR}/packages/${PKG_NAME})
   endif()
@@ -67,7 +70,10 @@ function(tessera_add_op_package)
   set(ops_target ${PKG_NAME}_ops)
   add_library(${ops_target} SHARED ${PKG_OP_SOURCES})
   target_link_libraries(${ops_target} PRIVATE tessera::runtime tessera::tiling)
+  # Installed under <libdir>/tessera/packages/<name>/lib the library finds <libdir> four levels up;
+  # the build tree's own paths come first.
   set_target_properties(${ops_target} PROPERTIES
+    BUILD_RPATH "$ORIGIN/../../../.."
     CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
     LIBRARY_OUTPUT_DIRECTORY ${PKG_OUTPUT_DIR}/lib OUTPUT_NAME ${PKG_NAME}_ops)
 
@@ -87,15 +93,22 @@ function(tessera_add_op_package)
     target_link_libraries(${kt} PRIVATE tessera::kernel tessera::tiling tessera::runtime)
     target_compile_options(${kt} PRIVATE -march=${soc})
     set_target_properties(${kt} PROPERTIES
+      BUILD_RPATH "$ORIGIN/../../../../.."
       CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
       LIBRARY_OUTPUT_DIRECTORY ${PKG_OUTPUT_DIR}/kernels/${soc} OUTPUT_NAME ${PKG_NAME}_kernels)
     list(APPEND kernel_targets ${kt})
     list(APPEND tool_args --kernels ${soc}=kernels/${soc}/lib${PKG_NAME}_kernels.so)
   endforeach()
 
+  # In tessera's own build the tool is a target; in an installed tessera it is imported.
+  if(TARGET tessera_package_tool)
+    set(tool tessera_package_tool)
+  else()
+    set(tool tessera::package_tool)
+  endif()
   add_custom_command(OUTPUT ${PKG_OUTPUT_DIR}/manifest.json
-    COMMAND tessera_package_tool ${tool_args}
-    DEPENDS ${ops_target} ${kernel_targets} tessera_package_tool
+    COMMAND ${tool} ${tool_args}
+    DEPENDS ${ops_target} ${kernel_targets} ${tool}
     COMMENT "Writing the manifest of operator package ${PKG_NAME}")
   add_custom_target(${PKG_NAME}_package ALL DEPENDS ${PKG_OUTPUT_DIR}/manifest.json)
   set_property(TARGET ${PKG_NAME}_package PROPERTY TESSERA_PACKAGE_DIR ${PKG_OUTPUT_DIR})
