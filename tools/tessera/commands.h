@@ -1,7 +1,11 @@
-// Subcommands of the tessera CLI. Each returns the process exit code.
+// Subcommands of the tessera CLI. Each returns the process exit code: 0 on success, 1 when the
+// command failed or its check did not pass (a message on stderr names the argument or the cause).
 #pragma once
 
 #include <string>
+
+#include "op_call_args.h"
+#include "tessera/runtime/package_search.h"
 
 namespace CLI {
 class App;
@@ -21,5 +25,27 @@ struct DemoOptions {
 };
 void AddDemoCommand(CLI::App& app, DemoOptions& options);
 int RunDemo(const DemoOptions& options);
+
+// `tessera ops` and `tessera packages`.
+struct ListOptions {
+  bool json = false;
+};
+void AddOpsCommand(CLI::App& app, ListOptions& options);
+int RunOps(const ListOptions& options);
+void AddPackagesCommand(CLI::App& app, ListOptions& options);
+int RunPackages(const ListOptions& options);
+
+// "TESSERA_CUSTOM_OPP_PATH[0]", "vendor 'acme'" or "built-in": where a candidate came from.
+std::string OriginText(const runtime::PackageCandidate& candidate);
+
+void AddTilingCommand(CLI::App& app, OpCallOptions& options);
+int RunTilingCommand(const OpCallOptions& options);
+
+struct RunOptions {
+  OpCallOptions call;
+  int iters = 10;
+};
+void AddRunCommand(CLI::App& app, RunOptions& options);
+int RunOpCommand(const RunOptions& options);
 
 }  // namespace tessera::cli

@@ -1,4 +1,4 @@
-// tessera: inspect the device, run and time operators, show tiling plans.
+// tessera: inspect the device, list operators and packages, show tiling plans, run and check ops.
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
@@ -8,10 +8,21 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   tessera::cli::InfoOptions info;
   tessera::cli::DemoOptions demo;
+  tessera::cli::ListOptions ops, packages;
+  tessera::cli::OpCallOptions tiling;
+  tessera::cli::RunOptions run;
   tessera::cli::AddInfoCommand(app, info);
+  tessera::cli::AddOpsCommand(app, ops);
+  tessera::cli::AddPackagesCommand(app, packages);
+  tessera::cli::AddTilingCommand(app, tiling);
+  tessera::cli::AddRunCommand(app, run);
   tessera::cli::AddDemoCommand(app, demo);
   CLI11_PARSE(app, argc, argv);
   if (app.got_subcommand("info")) return tessera::cli::RunInfo(info);
+  if (app.got_subcommand("ops")) return tessera::cli::RunOps(ops);
+  if (app.got_subcommand("packages")) return tessera::cli::RunPackages(packages);
+  if (app.got_subcommand("tiling")) return tessera::cli::RunTilingCommand(tiling);
+  if (app.got_subcommand("run")) return tessera::cli::RunOpCommand(run);
   if (app.got_subcommand("demo")) return tessera::cli::RunDemo(demo);
   return 2;
 }

@@ -1,0 +1,47 @@
+// Scalar references of the built-in ops (ops/builtin_ops.h), computed in double with numpy
+// broadcasting, and the inputs `tessera run` and `tessera demo` feed them.
+//
+// Tolerances: the reference is rounded to the output dtype, then an element passes when
+// |got - ref| <= ulps * eps(dtype) * |ref| + the dtype's smallest subnormal, with eps 2^-23
+// (float32), 2^-10 (float16), 2^-7 (bfloat16) and integers compared exactly. `ulps` is 1 for the
+// exact ops (Add, Sub, Mul, Div, Maximum, Minimum, Abs, Relu, Sqrt, Adds, Muls, Cast: one rounding,
+// plus one for double rounding through float) and 2 for Exp, Log, Rsqrt and Sigmoid (fp32 math
+// within ~1 ulp, then rounded). Adds/Muls round "value" to the output dtype first, as the kernels
+// hold the scalar in the tensor's type.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "op_call_args.h"
+#include "tessera/runtime/op_def.h"
+
+namespace tessera::cli {
+
+// True when `op` is a built-in op type (it then has a reference).
+bool HasReference(std::string_view op);
+
+// Fills `t` with deterministic random values from `seed` inside `op`'s domain for input `index`
+// (e.g. positive for Log, |x2| >= 0.5 for Div); integers in a range where no op overflows.
+void FillRandom(std::string_view op, size_t index, uint32_t seed, HostTensor& t);
+
+struct CheckResult {
+  bool ok = true;
+  int64_t checked = 0;
+  int64_t mismatches = 0;
+  int64_t first_mismatch = -1;  // flat output index, -1 when none
+  double max_abs_error = 0;
+  double max_rel_error = 0;  // |got - ref| / |ref| over elements with ref != 0
+  double ulps = 0;           // the tolerance applied (0: exact)
+};
+
+// Compares output `out` of built-in op `op` with the reference over `inputs` and `attrs`.
+// Precondition: HasReference(op); inputs and output shapes as validated by the runtime.
+CheckResult CheckAgainstReference(const std::string& op, const std::vector<HostTensor>& inputs,
+                                  const std::map<std::string, runtime::AttrValue>& attrs,
+                                  const HostTensor& out);
+
+}  // namespace tessera::cli
