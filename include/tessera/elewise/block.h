@@ -1,0 +1,69 @@
+// Block layer: one kernel block's share of the work, run micro-tile by micro-tile.
+//
+// BlockBuilder<Compute, Policy> lowers the Compute at compile time; on the host it sizes the
+// micro-tile from the UB capacity and the program's live buffers (registers, RA accumulators)
+// and places spilled temporaries; on the device Run(params, begin, count) walks units
+// [begin, begin + count) of the problem (elements, rows or columns).
+#pragma once
+
+#include <cstdint>
+
+#include "tessera/core/status.h"
+#include "tessera/elewise/engine.h"
+#include "tessera/elewise/lower.h"
+#include "tessera/elewise/policy.h"
+#include "tessera/elewise/problem.h"
+
+namespace tessera::elewise::block {
+
+template <class Compute_, class Policy_ = policy::DoubleBuffer>
+struct BlockBuilder {
+  using Compute = Compute_;
+  using Policy = Policy_;
+
+  static constexpr tile::ProgramView Program() { return expr::ProgramFor<Compute>::View(); }
+
+  struct Arguments {
+    Problem problem;
+    uint64_t ub_bytes = 0;  // UB per block of the active profile
+  };
+  using Params = BlockParams;
+
+  // OK when the program's live buffers fit the UB; otherwise says how many do not fit.
+  static Status can_implement(const Arguments& args) {
+    return PlanTiles(Program(), args.problem, args.ub_bytes, Policy::MaxTileElems).status();
+  }
+
+  // Global workspace for spills that do not fit in UB, for `block_num` blocks.
+  static uint64_t get_workspace_size(const Arguments& args, uint32_t block_num) {
+    const auto plan = PlanTiles(Program(), args.problem, args.ub_bytes, Policy::MaxTileElems);
+    return plan.ok() ? plan->workspace_bytes_per_core * block_num : 0;
+  }
+
+  // Precondition: can_implement(args) is OK; `workspace` holds get_workspace_size bytes.
+  static Params to_params(const Arguments& args, void* workspace) {
+    const TilePlan plan = *PlanTiles(Program(), args.problem, args.ub_bytes, Policy::MaxTileElems);
+    Params p;
+    p.program = Program();
+    p.operands = args.problem.operands;
+    p.attr_bits = args.problem.attr_bits;
+    p.traversal = args.problem.traversal;
+    p.rows = args.problem.rows;
+    p.cols = args.problem.cols;
+    p.tile_elems = plan.tile_elems;
+    p.prefetch_tiles = static_cast<uint32_t>(Policy::Stages - 1);
+    p.stream_outputs = args.problem.output_bytes >= Policy::StreamThresholdBytes;
+    p.spill_in_ub = plan.spill_in_ub;
+    p.spill_elems = plan.spill_elems;
+    p.workspace = workspace;
+    p.workspace_bytes_per_core = plan.workspace_bytes_per_core;
+    return p;
+  }
+
+  // Device side: units [begin, begin + count) on the calling block.
+  static void Run(const Params& params, int64_t begin, int64_t count) {
+    RunBlock(params, begin, count);
+  }
+};
+
+}  // namespace tessera::elewise::block
