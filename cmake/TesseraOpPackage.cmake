@@ -3,6 +3,9 @@
 #   <OUTPUT_DIR>/manifest.json
 #   <OUTPUT_DIR>/lib/lib<NAME>_ops.so                    op definitions + tiling functions
 #   <OUTPUT_DIR>/kernels/<soc>/lib<NAME>_kernels.so      kernels, one library per SoC
+#   <OUTPUT_DIR>/include/<NAME>_nn.h, lib/lib<NAME>_op_api.so   typed two-stage C API: for each op
+#       tsr_<NAME>_<Op>GetWorkspaceSize(inputs..., attrs..., outputs..., &ws, &executor) and
+#       tsr_<NAME>_<Op>(workspace, ws, executor, stream); link target <NAME>_op_api
 #
 #   tessera_add_op_package(NAME builtin
 #     OP_SOURCES ...        # TESSERA_OP_ADD(...) classes and TESSERA_OP_LIBRARY()
@@ -110,7 +113,24 @@ function(tessera_add_op_package)
     COMMAND ${tool} ${tool_args}
     DEPENDS ${ops_target} ${kernel_targets} ${tool}
     COMMENT "Writing the manifest of operator package ${PKG_NAME}")
-  add_custom_target(${PKG_NAME}_package ALL DEPENDS ${PKG_OUTPUT_DIR}/manifest.json)
+  # The package's typed two-stage C API (the analogue of CANN's op_api): a generated header
+  # <OUTPUT_DIR>/include/<name>_nn.h and library lib/lib<name>_op_api.so.
+  set(api_header ${PKG_OUTPUT_DIR}/include/${PKG_NAME}_nn.h)
+  set(api_source ${CMAKE_CURRENT_BINARY_DIR}/${PKG_NAME}_op_api.c)
+  add_custom_command(OUTPUT ${api_header} ${api_source}
+    COMMAND ${tool} --dir ${PKG_OUTPUT_DIR} --name ${PKG_NAME} --ops-lib lib/lib${PKG_NAME}_ops.so
+            --api-header ${api_header} --api-source ${api_source}
+    DEPENDS ${ops_target} ${tool}
+    COMMENT "Generating the typed C API of operator package ${PKG_NAME}")
+  enable_language(C)
+  add_library(${PKG_NAME}_op_api SHARED ${api_source} ${api_header})
+  target_include_directories(${PKG_NAME}_op_api PUBLIC $<BUILD_INTERFACE:${PKG_OUTPUT_DIR}/include>)
+  target_link_libraries(${PKG_NAME}_op_api PUBLIC tessera::runtime)
+  set_target_properties(${PKG_NAME}_op_api PROPERTIES
+    LIBRARY_OUTPUT_DIRECTORY ${PKG_OUTPUT_DIR}/lib OUTPUT_NAME ${PKG_NAME}_op_api
+    BUILD_RPATH "$ORIGIN/../../../.." LINKER_LANGUAGE CXX)
+
+  add_custom_target(${PKG_NAME}_package ALL DEPENDS ${PKG_OUTPUT_DIR}/manifest.json ${PKG_NAME}_op_api)
   set_property(TARGET ${PKG_NAME}_package PROPERTY TESSERA_PACKAGE_DIR ${PKG_OUTPUT_DIR})
 
   if(PKG_INSTALL_DESTINATION)
