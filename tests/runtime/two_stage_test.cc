@@ -196,6 +196,11 @@ TEST(TwoStageTest, ErrorsNameWhatWasExpected) {
   EXPECT_EQ(tsrOpGetWorkspaceSize(nullptr, ins, 1, outs, 1, nullptr, 0, &ws, &exec),
             TSR_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(tsrAbsGetWorkspaceSize(x.t, y.t, nullptr, &exec), TSR_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(tsrAbsGetWorkspaceSize(x.t, nullptr, &ws, &exec), TSR_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(LastErrorHas("Abs: output 0 is NULL")) << tsrGetLastErrorMessage();
+  EXPECT_EQ(tsrAbsGetWorkspaceSize(nullptr, y.t, &ws, &exec), TSR_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(LastErrorHas("required input 'x' is missing")) << tsrGetLastErrorMessage();
+
   // Single-use executors are released by the run; a null one is an error.
   EXPECT_EQ(tsrOpExecute(nullptr, 0, nullptr, nullptr), TSR_ERROR_INVALID_ARGUMENT);
 }
