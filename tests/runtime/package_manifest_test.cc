@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "package_test_util.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,27 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A directory under TMPDIR removed with everything in it when the test ends.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "tessera_pkg_XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-void WriteFile(const fs::path& file, std::string_view text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream(file, std::ios::binary) << text;
-}
+using test_util::TempDir;
+using test_util::WriteFile;
 
 constexpr std::string_view kZeroSha =
     "0000000000000000000000000000000000000000000000000000000000000000";
