@@ -76,6 +76,8 @@ Status Prepare(const char* op_type, const tsrTensor* const* inputs, uint64_t num
   }
   tessera::runtime::OpCall call;
   call.op_type = op_type;
+  call.inputs.reserve(num_inputs);
+  call.outputs.reserve(num_outputs);
   for (uint64_t i = 0; i < num_inputs; ++i) {
     if (inputs[i] == nullptr) {
       call.inputs.emplace_back(std::nullopt);

@@ -333,6 +333,7 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
       std::shared_ptr<const Plan> plan,
       rt.cache().GetOrBuild(CacheKey(call), [&] { return rt.BuildPlan(call); }));
   std::vector<uint8_t*> addresses;
+  addresses.reserve(call.inputs.size() + call.outputs.size());
   for (const auto& in : call.inputs)
     addresses.push_back(in ? static_cast<uint8_t*>(in->address) : nullptr);
   for (const auto& out : call.outputs)
