@@ -61,7 +61,7 @@ ArenaLease::ArenaLease(BlockContext& ctx, const ArchSpec& arch, bool checked) {
 ArenaLease::~ArenaLease() {
   if (base_ == nullptr) return;
   // Bounded per thread: many suspended blocks once must not pin their arenas forever.
-  constexpr size_t kMaxCachedPerSize = 16;
+  constexpr size_t kMaxCachedPerSize = 64;  // as many as idle fibers: enough for 48-block launches
   auto& list = tls_cache.free_by_size[bytes_];
   if (list.size() < kMaxCachedPerSize) {
     list.push_back(base_);
