@@ -147,6 +147,14 @@ tsrStatus tsrSetExecutorRepeatable(tsrOpExecutor* executor);
 tsrStatus tsrSetExecutorTensorAddress(tsrOpExecutor* executor, uint64_t index, void* deviceAddr);
 tsrStatus tsrDestroyExecutor(tsrOpExecutor* executor);
 
+/* A workspace reused across calls, grown when a call needs more (frees wait for queued work).
+ * Not thread-safe: one pool per stream or thread. */
+typedef struct tsrWorkspacePool tsrWorkspacePool;
+tsrStatus tsrCreateWorkspacePool(tsrWorkspacePool** pool);
+/* *workspace receives a buffer of at least `size` bytes (NULL for 0), valid until the next Get. */
+tsrStatus tsrWorkspacePoolGet(tsrWorkspacePool* pool, uint64_t size, void** workspace);
+tsrStatus tsrDestroyWorkspacePool(tsrWorkspacePool* pool);
+
 typedef struct tsrRuntimeStats {
   uint64_t cacheHits;
   uint64_t cacheMisses;

@@ -5,10 +5,14 @@
 
 #include "c_api_internal.h"
 #include "tessera/runtime/op_runtime.h"
+#include "tessera/runtime/workspace_pool.h"
 #include "tessera/tessera_nn.h"
 
 struct tsrOpExecutor {
   std::unique_ptr<tessera::runtime::OpExecutor> impl;
+};
+struct tsrWorkspacePool {
+  tessera::runtime::WorkspacePool impl;
 };
 
 namespace {
@@ -150,6 +154,34 @@ tsrStatus tsrDestroyExecutor(tsrOpExecutor* executor) {
     return Report(tessera::InvalidArgument("tsrDestroyExecutor: executor is NULL"));
   delete executor;
   return TSR_SUCCESS;
+}
+
+tsrStatus tsrCreateWorkspacePool(tsrWorkspacePool** pool) {
+  if (pool == nullptr)
+    return Report(tessera::InvalidArgument("tsrCreateWorkspacePool: pool is NULL"));
+  *pool = new tsrWorkspacePool();
+  return TSR_SUCCESS;
+}
+
+tsrStatus tsrWorkspacePoolGet(tsrWorkspacePool* pool, uint64_t size, void** workspace) {
+  if (pool == nullptr || workspace == nullptr) {
+    return Report(
+        tessera::InvalidArgument("tsrWorkspacePoolGet: pool and workspace must not be NULL"));
+  }
+  return Guard("tsrWorkspacePoolGet", [&] {
+    auto p = pool->impl.Get(size);
+    if (!p.ok()) return p.status();
+    *workspace = *p;
+    return tessera::OkStatus();
+  });
+}
+
+tsrStatus tsrDestroyWorkspacePool(tsrWorkspacePool* pool) {
+  if (pool == nullptr)
+    return Report(tessera::InvalidArgument("tsrDestroyWorkspacePool: pool is NULL"));
+  const tessera::Status st = pool->impl.Release();
+  delete pool;
+  return Report(st);
 }
 
 tsrStatus tsrGetRuntimeStats(tsrRuntimeStats* stats) {

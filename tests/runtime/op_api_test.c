@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   int64_t shape[1] = {5};
   uint64_t wsSize = 0;
   tsrOpExecutor* exec = NULL;
+  tsrWorkspacePool* pool = NULL;
   tsrTensor *tx, *ty;
   if (argc < 2) return 2;
   CHECK(tsrMalloc(&dx, sizeof(x)) == TSR_SUCCESS && tsrMalloc(&dy, sizeof(x)) == TSR_SUCCESS);
@@ -42,7 +43,8 @@ int main(int argc, char** argv) {
   setenv("TESSERA_CUSTOM_OPP_PATH", argv[1], 1);
   CHECK(tsr_custom_add_AddGetWorkspaceSize(tx, tx, ty, &wsSize, &exec) == TSR_SUCCESS);
   CHECK(wsSize > 0);
-  CHECK(tsrMalloc(&ws, wsSize) == TSR_SUCCESS);
+  CHECK(tsrCreateWorkspacePool(&pool) == TSR_SUCCESS);
+  CHECK(tsrWorkspacePoolGet(pool, wsSize, &ws) == TSR_SUCCESS && ws != NULL);
   CHECK(tsr_custom_add_Add(ws, wsSize, exec, NULL) == TSR_SUCCESS);
   CHECK(tsrSynchronizeStream(NULL) == TSR_SUCCESS);
   CHECK(tsrMemcpy(out, sizeof(out), dy, sizeof(out), TSR_MEMCPY_DEVICE_TO_HOST) == TSR_SUCCESS);
@@ -53,7 +55,7 @@ int main(int argc, char** argv) {
   tsrDestroyTensor(ty);
   tsrFree(dx);
   tsrFree(dy);
-  tsrFree(ws);
+  CHECK(tsrDestroyWorkspacePool(pool) == TSR_SUCCESS);
   printf("op_api test: 1 passed, 0 failed\n");
   return 0;
 }

@@ -12,6 +12,7 @@
 #include "tessera/device/device.h"
 #include "tessera/device/memory.h"
 #include "tessera/runtime/op_runtime.h"
+#include "tessera/runtime/workspace_pool.h"
 
 namespace tessera::runtime {
 namespace {
@@ -178,6 +179,47 @@ TEST(PackagePriorityTest, UnknownOpListsEverySearchedPath) {
   EXPECT_NE(msg.find(kCustom.string()), std::string::npos) << msg;
   EXPECT_NE(msg.find(BuiltinPackageDir()), std::string::npos) << msg;
   (void)device::Free(p);
+}
+
+}  // namespace
+}  // namespace tessera::runtime
+
+namespace tessera::runtime {
+namespace {
+
+// One pooled workspace serves many calls of different sizes; it grows only when a call needs more
+// and every result stays right (the custom Add stages its data through the workspace).
+TEST(WorkspacePoolTest, ReusedAcrossCallsOfDifferentSizes) {
+  EnvScope env("TESSERA_CUSTOM_OPP_PATH", kCustom.string());
+  ClearParamCache();
+  WorkspacePool pool;
+  uint64_t largest = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (int64_t n : {int64_t{7}, int64_t{4097}, int64_t{100}, int64_t{200003}, int64_t{33}}) {
+      AddCall add(n);
+      uint64_t ws = 0;
+      auto exec = PrepareOp(add.call, &ws);
+      ASSERT_TRUE(exec.ok()) << exec.status().ToString();
+      ASSERT_GT(ws, 0u);
+      largest = std::max(largest, ws);
+      auto workspace = pool.Get(ws);
+      ASSERT_TRUE(workspace.ok()) << workspace.status().ToString();
+      ASSERT_GE(pool.capacity(), ws);
+      ASSERT_TRUE(ExecuteOp(**exec, *workspace, ws, device::Stream()).ok());
+      ASSERT_TRUE(device::Stream().Synchronize().ok());
+      std::vector<float> out(add.a.size());
+      ASSERT_TRUE(device::Memcpy(out.data(), out.size() * 4, add.y, out.size() * 4,
+                                 device::MemcpyKind::kDeviceToHost)
+                      .ok());
+      for (size_t i = 0; i < out.size(); ++i)
+        ASSERT_EQ(out[i], add.a[i] + add.b[i]) << n << " @" << i;
+    }
+  }
+  EXPECT_LE(pool.grows(), 3u);  // grew for the first few sizes, then reused for 15 calls
+  EXPECT_GE(pool.capacity(), largest);
+  EXPECT_EQ(*pool.Get(0), nullptr);
+  ASSERT_TRUE(pool.Release().ok());
+  EXPECT_EQ(pool.capacity(), 0u);
 }
 
 }  // namespace
