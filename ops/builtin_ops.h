@@ -7,7 +7,11 @@
  * binary:        inputs x1, x2 (numpy broadcasting), output y
  * unary:         input x, output y
  * scalar attr:   input x, required float attribute "value", output y
- * dtype attr:    input x, required int attribute "dst_type" (a DataType code), output y */
+ * dtype attr:    input x, required int attribute "dst_type" (a DataType code), output y
+ * row ops:       elewise fused operators over the last axis, each with its own signature:
+ *                RmsNorm(x, gamma; epsilon) -> y, AddRmsNorm(x1, x2, gamma; epsilon) -> y, x,
+ *                LayerNorm(x, gamma, beta; epsilon, begin_norm_axis) -> y, Softmax(x; dim) -> y,
+ *                SwiGlu(x; dim) -> y */
 #ifndef TESSERA_OPS_BUILTIN_OPS_H_
 #define TESSERA_OPS_BUILTIN_OPS_H_
 
@@ -15,11 +19,13 @@
 #define TESSERA_BUILTIN_UNARY_OPS(X) X(Abs) X(Exp) X(Log) X(Sqrt) X(Rsqrt) X(Relu) X(Sigmoid)
 #define TESSERA_BUILTIN_SCALAR_ATTR_OPS(X) X(Adds) X(Muls)
 #define TESSERA_BUILTIN_DTYPE_ATTR_OPS(X) X(Cast)
+#define TESSERA_BUILTIN_ROW_OPS(X) X(RmsNorm) X(AddRmsNorm) X(LayerNorm) X(Softmax) X(SwiGlu)
 
 #define TESSERA_BUILTIN_OPS(X)       \
   TESSERA_BUILTIN_BINARY_OPS(X)      \
   TESSERA_BUILTIN_UNARY_OPS(X)       \
   TESSERA_BUILTIN_SCALAR_ATTR_OPS(X) \
-  TESSERA_BUILTIN_DTYPE_ATTR_OPS(X)
+  TESSERA_BUILTIN_DTYPE_ATTR_OPS(X)  \
+  TESSERA_BUILTIN_ROW_OPS(X)
 
 #endif /* TESSERA_OPS_BUILTIN_OPS_H_ */

@@ -202,6 +202,40 @@ tsrStatus tsrCastGetWorkspaceSize(const tsrTensor* x, tsrDataType dstType, tsrTe
 tsrStatus tsrCast(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
                   tsrStream stream);
 
+/* Row ops: elewise fused operators over the last axis of x, for float32, float16 and bfloat16
+ * (every tensor of one dtype; computed in fp32, rounded once to the dtype). Rows of any width;
+ * wide rows may need a workspace. aclnn's statistics outputs (rstd, mean) are not produced.
+ * RmsNorm:    y = x * rsqrt(mean(x^2) + epsilon) * gamma; gamma of shape [x.shape[-1]]. */
+tsrStatus tsrRmsNormGetWorkspaceSize(const tsrTensor* x, const tsrTensor* gamma, double epsilon,
+                                     tsrTensor* y, uint64_t* workspaceSize,
+                                     tsrOpExecutor** executor);
+tsrStatus tsrRmsNorm(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
+                     tsrStream stream);
+/* AddRmsNorm: x = x1 + x2 (rounded to the dtype), y = RmsNorm of the unrounded sum. */
+tsrStatus tsrAddRmsNormGetWorkspaceSize(const tsrTensor* x1, const tsrTensor* x2,
+                                        const tsrTensor* gamma, double epsilon, tsrTensor* y,
+                                        tsrTensor* x, uint64_t* workspaceSize,
+                                        tsrOpExecutor** executor);
+tsrStatus tsrAddRmsNorm(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
+                        tsrStream stream);
+/* LayerNorm:  y = (x - mean) * rsqrt(var + epsilon) * gamma + beta (biased variance). */
+tsrStatus tsrLayerNormGetWorkspaceSize(const tsrTensor* x, const tsrTensor* gamma,
+                                       const tsrTensor* beta, double epsilon, tsrTensor* y,
+                                       uint64_t* workspaceSize, tsrOpExecutor** executor);
+tsrStatus tsrLayerNorm(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
+                       tsrStream stream);
+/* Softmax along axis dim; only the last axis (-1 or rank - 1) is supported. */
+tsrStatus tsrSoftmaxGetWorkspaceSize(const tsrTensor* x, int64_t dim, tsrTensor* y,
+                                     uint64_t* workspaceSize, tsrOpExecutor** executor);
+tsrStatus tsrSoftmax(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
+                     tsrStream stream);
+/* SwiGlu: x's axis dim (the last) splits into halves a | b; y = silu(a) * b, y's last dim half
+ * of x's. */
+tsrStatus tsrSwiGluGetWorkspaceSize(const tsrTensor* x, int64_t dim, tsrTensor* y,
+                                    uint64_t* workspaceSize, tsrOpExecutor** executor);
+tsrStatus tsrSwiGlu(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
+                    tsrStream stream);
+
 #ifdef __cplusplus
 }
 #endif

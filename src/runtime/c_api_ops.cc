@@ -110,6 +110,22 @@ Status Prepare(const char* op_type, const tsrTensor* const* inputs, uint64_t num
   return tessera::OkStatus();
 }
 
+tsrAttr FloatAttr(const char* name, double value) {
+  tsrAttr attr{};
+  attr.name = name;
+  attr.type = TSR_ATTR_FLOAT;
+  attr.floatValue = static_cast<float>(value);
+  return attr;
+}
+
+tsrAttr IntAttr(const char* name, int64_t value) {
+  tsrAttr attr{};
+  attr.name = name;
+  attr.type = TSR_ATTR_INT;
+  attr.intValue = value;
+  return attr;
+}
+
 }  // namespace
 
 extern "C" {
@@ -254,5 +270,54 @@ tsrStatus tsrCastGetWorkspaceSize(const tsrTensor* x, tsrDataType dstType, tsrTe
   return tsrOpGetWorkspaceSize("Cast", ins, 1, outs, 1, &attr, 1, workspaceSize, executor);
 }
 TSR_DEFINE_RUN(Cast)
+
+tsrStatus tsrRmsNormGetWorkspaceSize(const tsrTensor* x, const tsrTensor* gamma, double epsilon,
+                                     tsrTensor* y, uint64_t* workspaceSize,
+                                     tsrOpExecutor** executor) {
+  const tsrTensor* ins[2] = {x, gamma};
+  const tsrTensor* outs[1] = {y};
+  const tsrAttr attr = FloatAttr("epsilon", epsilon);
+  return tsrOpGetWorkspaceSize("RmsNorm", ins, 2, outs, 1, &attr, 1, workspaceSize, executor);
+}
+TSR_DEFINE_RUN(RmsNorm)
+
+tsrStatus tsrAddRmsNormGetWorkspaceSize(const tsrTensor* x1, const tsrTensor* x2,
+                                        const tsrTensor* gamma, double epsilon, tsrTensor* y,
+                                        tsrTensor* x, uint64_t* workspaceSize,
+                                        tsrOpExecutor** executor) {
+  const tsrTensor* ins[3] = {x1, x2, gamma};
+  const tsrTensor* outs[2] = {y, x};
+  const tsrAttr attr = FloatAttr("epsilon", epsilon);
+  return tsrOpGetWorkspaceSize("AddRmsNorm", ins, 3, outs, 2, &attr, 1, workspaceSize, executor);
+}
+TSR_DEFINE_RUN(AddRmsNorm)
+
+tsrStatus tsrLayerNormGetWorkspaceSize(const tsrTensor* x, const tsrTensor* gamma,
+                                       const tsrTensor* beta, double epsilon, tsrTensor* y,
+                                       uint64_t* workspaceSize, tsrOpExecutor** executor) {
+  const tsrTensor* ins[3] = {x, gamma, beta};
+  const tsrTensor* outs[1] = {y};
+  const tsrAttr attr = FloatAttr("epsilon", epsilon);
+  return tsrOpGetWorkspaceSize("LayerNorm", ins, 3, outs, 1, &attr, 1, workspaceSize, executor);
+}
+TSR_DEFINE_RUN(LayerNorm)
+
+tsrStatus tsrSoftmaxGetWorkspaceSize(const tsrTensor* x, int64_t dim, tsrTensor* y,
+                                     uint64_t* workspaceSize, tsrOpExecutor** executor) {
+  const tsrTensor* ins[1] = {x};
+  const tsrTensor* outs[1] = {y};
+  const tsrAttr attr = IntAttr("dim", dim);
+  return tsrOpGetWorkspaceSize("Softmax", ins, 1, outs, 1, &attr, 1, workspaceSize, executor);
+}
+TSR_DEFINE_RUN(Softmax)
+
+tsrStatus tsrSwiGluGetWorkspaceSize(const tsrTensor* x, int64_t dim, tsrTensor* y,
+                                    uint64_t* workspaceSize, tsrOpExecutor** executor) {
+  const tsrTensor* ins[1] = {x};
+  const tsrTensor* outs[1] = {y};
+  const tsrAttr attr = IntAttr("dim", dim);
+  return tsrOpGetWorkspaceSize("SwiGlu", ins, 1, outs, 1, &attr, 1, workspaceSize, executor);
+}
+TSR_DEFINE_RUN(SwiGlu)
 
 }  // extern "C"

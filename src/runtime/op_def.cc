@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <exception>
 #include <set>
+
+#include "tessera/runtime/package_match.h"
+#include "tessera/runtime/tiling_context.h"
 
 namespace tessera::runtime {
 namespace {
@@ -44,6 +48,17 @@ AttrKind KindOf(const AttrValue& value) {
   return static_cast<AttrKind>(value.index());
 }
 
+OpAttrDef& OpAttrDef::BinaryValue(const AttrValue& value, std::vector<uint64_t> tiling_keys) {
+  binary_values_.push_back({value, std::move(tiling_keys)});
+  return *this;
+}
+
+OpAttrDef& OpAttrDef::BinaryValues(const std::vector<AttrValue>& values) {
+  for (const AttrValue& v : values)
+    BinaryValue(v);
+  return *this;
+}
+
 OpParamDef& OpAICoreConfig::Find(std::vector<OpParamDef>& list, const std::string& name) {
   for (auto& p : list) {
     if (p.name() == name) return p;
@@ -83,6 +98,23 @@ OpDef& OpDef::SetTiling(TilingFunc fn) {
 
 OpDef& OpDef::SetInferShape(InferShapeFunc fn) {
   infer_shape_ = std::move(fn);
+  return *this;
+}
+
+OpDef& OpDef::SetGenSimplifiedKey(GenSimplifiedKeyFunc fn) {
+  gen_simplified_key_ = std::move(fn);
+  simplified_key_mode_ = 2;
+  return *this;
+}
+
+OpDef& OpDef::SimplifiedKey(std::string fragment, std::vector<uint64_t> tiling_keys) {
+  key_fragments_.push_back({std::move(fragment), std::move(tiling_keys)});
+  return *this;
+}
+
+OpDef& OpDef::SimplifiedKeys(const std::vector<std::string>& fragments) {
+  for (const std::string& f : fragments)
+    SimplifiedKey(f);
   return *this;
 }
 
@@ -204,6 +236,7 @@ Status OpDef::Validate() const {
   if (first == nullptr)
     return InvalidArgument(op + "every parameter follows another; nothing declares dtypes");
   if (!tiling_) return InvalidArgument(op + "no tiling function (call SetTiling)");
+  TESSERA_RETURN_IF_ERROR(ValidateSimplifiedKeys());
   if (configs_.empty()) return InvalidArgument(op + "no SoC configured (call AddConfig)");
   for (const auto& [soc, config] : configs_) {
     for (const auto* list : {&config.inputs(), &config.outputs()}) {
@@ -212,6 +245,71 @@ Status OpDef::Validate() const {
           return InvalidArgument(op + "AddConfig(\"" + soc + "\") overrides '" + p.name() +
                                  "', which is not declared");
         }
+      }
+    }
+  }
+  return OkStatus();
+}
+
+Status OpDef::ValidateSimplifiedKeys() const {
+  const std::string op = "OpDef " + type_ + ": ";
+  const uint32_t mode = simplified_key_mode_;
+  if (mode > kMaxSimplifiedKeyMode) {
+    return InvalidArgument(op + "SimplifiedKeyMode(" + std::to_string(mode) +
+                           ") is unknown; expected 0, 1 or 2");
+  }
+  if (mode != 2 && gen_simplified_key_) {
+    return InvalidArgument(op + "has a SetGenSimplifiedKey callback but SimplifiedKeyMode(" +
+                           std::to_string(mode) + "); the callback is used only in mode 2");
+  }
+  if (mode != 2 && !key_fragments_.empty()) {
+    return InvalidArgument(op + "declares SimplifiedKey(\"" + key_fragments_[0].fragment +
+                           "\") but SimplifiedKeyMode(" + std::to_string(mode) +
+                           "); custom fragments belong to mode 2");
+  }
+  if (mode == 2) {
+    if (!gen_simplified_key_) {
+      return InvalidArgument(op + "SimplifiedKeyMode(2) needs a callback (SetGenSimplifiedKey)");
+    }
+    if (key_fragments_.empty()) {
+      return InvalidArgument(op + "SimplifiedKeyMode(2) declares no SimplifiedKey(fragment); " +
+                             "declare the fragment of every binary the package builds");
+    }
+    std::set<std::string> seen;
+    for (const KeyFragmentDef& f : key_fragments_) {
+      const Status st = CheckSimplifiedKeyFragment(f.fragment, type_);
+      if (!st.ok()) return InvalidArgument(op + std::string(st.message()));
+      if (!seen.insert(f.fragment).second) {
+        return InvalidArgument(op + "declares SimplifiedKey(\"" + f.fragment + "\") twice");
+      }
+    }
+  }
+  for (const OpAttrDef& a : attrs_) {
+    if (a.binary_values().empty()) continue;
+    const std::string attr = op + "attribute '" + a.name() + "' ";
+    if (mode != 1) {
+      return InvalidArgument(attr + "declares BinaryValue(s) but SimplifiedKeyMode(" +
+                             std::to_string(mode) + "); binary values belong to mode 1");
+    }
+    const AttrKind kind = *a.kind();
+    if (kind != AttrKind::kInt && kind != AttrKind::kBool && kind != AttrKind::kString) {
+      return InvalidArgument(attr + "is " + AttrKindName(kind) +
+                             "; only int, bool and string attributes can select a binary");
+    }
+    std::set<std::string> seen;
+    for (const auto& v : a.binary_values()) {
+      if (KindOf(v.value) != kind) {
+        return InvalidArgument(attr + "declares a binary value of kind " +
+                               AttrKindName(KindOf(v.value)) + "; expected " + AttrKindName(kind));
+      }
+      const std::string text = *SimplifiedKeyValueText(v.value);
+      if (!IsSimplifiedKeyValue(text)) {
+        return InvalidArgument(attr + "declares binary value \"" + text +
+                               "\"; expected letters, digits and \"_.+-\" (it is spelled in the " +
+                               "simplified key)");
+      }
+      if (!seen.insert(text).second) {
+        return InvalidArgument(attr + "declares binary value " + text + " twice");
       }
     }
   }
@@ -356,6 +454,87 @@ Result<std::map<std::string, AttrValue>> OpDef::ResolveAttrs(
     out[a.name()] = a.default_value();
   }
   return out;
+}
+
+std::optional<std::string> SimplifiedKeyValueText(const AttrValue& value) {
+  switch (KindOf(value)) {
+    case AttrKind::kInt:
+      return std::to_string(std::get<int64_t>(value));
+    case AttrKind::kBool:
+      return std::string(std::get<bool>(value) ? "true" : "false");
+    case AttrKind::kString:
+      return std::get<std::string>(value);
+    default:
+      return std::nullopt;
+  }
+}
+
+Result<std::string> CallSimplifiedKey(const OpDef& op, const TilingContext& ctx,
+                                      bool deterministic) {
+  const uint32_t mode = op.simplified_key_mode();
+  if (mode == 2) {
+    if (!op.gen_simplified_key()) {
+      return FailedPrecondition(op.type() + ": SimplifiedKeyMode(2) without a callback");
+    }
+    Result<std::string> fragment = InvalidArgument("");
+    try {
+      fragment = op.gen_simplified_key()(ctx);
+    } catch (const std::exception& e) {
+      return InvalidArgument("Failed to generate the simplified key of " + op.type() +
+                             ": the GenSimplifiedKey callback threw: " + e.what());
+    } catch (...) {
+      return InvalidArgument("Failed to generate the simplified key of " + op.type() +
+                             ": the GenSimplifiedKey callback threw a non-std exception");
+    }
+    if (!fragment.ok()) {
+      return InvalidArgument(
+          "Failed to generate the simplified key of " + op.type() +
+          ": the GenSimplifiedKey callback failed: " + fragment.status().ToString());
+    }
+    const Status st = CheckSimplifiedKeyFragment(*fragment, op.type());
+    if (!st.ok()) {
+      return InvalidArgument("Failed to generate the simplified key of " + op.type() +
+                             ": the GenSimplifiedKey callback returned a bad " +
+                             std::string(st.message()));
+    }
+    return BuildCustomSimplifiedKey(op.type(), deterministic, 0, *fragment);
+  }
+  std::vector<SimplifiedKeyTensor> ins, outs;
+  for (size_t i = 0; i < ctx.GetInputNum(); ++i) {
+    const TensorDesc* d = ctx.GetInputDesc(i);
+    if (d == nullptr) continue;  // absent optional input
+    const bool dynamic = i < op.inputs().size() && op.inputs()[i].type() == Option::DYNAMIC;
+    // The runtime passes one tensor per parameter, so a present dynamic input counts 1.
+    ins.push_back({d->dtype, d->format, dynamic ? 1 : -1});
+  }
+  for (size_t i = 0; i < ctx.GetOutputNum(); ++i) {
+    const TensorDesc* d = ctx.GetOutputDesc(i);
+    outs.push_back({d->dtype, d->format});
+  }
+  if (mode == 0) return BuildSimplifiedKey(op.type(), deterministic, 0, ins, outs);
+  std::vector<SimplifiedKeyAttr> attrs;
+  for (const OpAttrDef& a : op.attrs()) {
+    if (a.binary_values().empty()) continue;
+    Result<std::string> text = InvalidArgument("");
+    switch (*a.kind()) {
+      case AttrKind::kInt: {
+        TESSERA_ASSIGN_OR_RETURN(int64_t v, ctx.GetIntAttr(a.name()));
+        text = std::to_string(v);
+        break;
+      }
+      case AttrKind::kBool: {
+        TESSERA_ASSIGN_OR_RETURN(bool v, ctx.GetBoolAttr(a.name()));
+        text = std::string(v ? "true" : "false");
+        break;
+      }
+      default:
+        text = ctx.GetStrAttr(a.name());
+        break;
+    }
+    TESSERA_RETURN_IF_ERROR(text.status());
+    attrs.push_back({a.name(), std::move(text).value()});
+  }
+  return BuildSimplifiedKey(op.type(), deterministic, 0, ins, outs, attrs);
 }
 
 }  // namespace tessera::runtime

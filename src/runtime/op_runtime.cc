@@ -12,6 +12,7 @@
 #include "tessera/device/launch.h"
 #include "tessera/device/memory.h"
 #include "tessera/runtime/kernel_entry.h"
+#include "tessera/runtime/linked_package.h"
 #include "tessera/runtime/op_registration.h"
 #include "tessera/runtime/package.h"
 #include "tessera/runtime/tiling_context.h"
@@ -88,9 +89,9 @@ class PackageRuntime {
  private:
   PackageRuntime() : cache_(CacheLimitFromEnv()) {}
   Result<void*> Open(const fs::path& path);
-  Result<const OpDef*> LoadOpDef(const fs::path& library, const std::string& op_type);
-  Result<KernelEntryInfo> LoadEntry(const fs::path& library, const std::string& kernel,
-                                    uint64_t key);
+  Result<const OpDef*> LoadOpDef(const LoadedPackage& package, const std::string& op_type);
+  Result<KernelEntryInfo> LoadEntry(const LoadedPackage& package, const ManifestBinary& binary,
+                                    const std::string& kernel, uint64_t key);
 
   LruCache<Plan> cache_;
   std::mutex mu_;
@@ -107,15 +108,36 @@ Result<void*> PackageRuntime::Open(const fs::path& path) {
   return handle;
 }
 
-Result<const OpDef*> PackageRuntime::LoadOpDef(const fs::path& library,
+// A linked package's registered parts, by name.
+Result<LinkedPackage> FindLinked(const std::string& name) {
+  std::optional<LinkedPackage> linked = FindLinkedPackage(name);
+  if (!linked) return NotFound("linked package " + name + " is not registered");
+  return std::move(*linked);
+}
+
+bool IsLinked(const LoadedPackage& package) {
+  return package.candidate.origin == PackageOrigin::kLinked;
+}
+
+Result<const OpDef*> PackageRuntime::LoadOpDef(const LoadedPackage& package,
                                                const std::string& op_type) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto& defs = op_defs_[library.string()];
+  // Linked packages are keyed by name: their "library" may be the program holding several.
+  const std::string library =
+      IsLinked(package) ? "linked package " + package.manifest.package
+                        : (package.candidate.dir / package.manifest.tiling_library).string();
+  auto& defs = op_defs_[library];
   if (defs.empty()) {
-    TESSERA_ASSIGN_OR_RETURN(void* handle, Open(library));
-    auto list = reinterpret_cast<OpDefinitionsFn>(dlsym(handle, kOpDefinitionsSymbol));
+    OpDefinitionsFn list = nullptr;
+    if (IsLinked(package)) {
+      TESSERA_ASSIGN_OR_RETURN(const LinkedPackage linked, FindLinked(package.manifest.package));
+      list = linked.ops;
+    } else {
+      TESSERA_ASSIGN_OR_RETURN(void* handle, Open(library));
+      list = reinterpret_cast<OpDefinitionsFn>(dlsym(handle, kOpDefinitionsSymbol));
+    }
     if (list == nullptr) {
-      return NotFound("The tiling function does not exist: " + library.string() + " exports no " +
+      return NotFound("The tiling function does not exist: " + library + " exports no " +
                       kOpDefinitionsSymbol);
     }
     size_t count = 0;
@@ -126,17 +148,27 @@ Result<const OpDef*> PackageRuntime::LoadOpDef(const fs::path& library,
   for (const auto& def : defs) {
     if (def->type() == op_type) return def.get();
   }
-  return NotFound("The tiling function does not exist: op library " + library.string() +
-                  " defines no op " + op_type);
+  return NotFound("The tiling function does not exist: op library " + library + " defines no op " +
+                  op_type);
 }
 
-Result<KernelEntryInfo> PackageRuntime::LoadEntry(const fs::path& library,
+Result<KernelEntryInfo> PackageRuntime::LoadEntry(const LoadedPackage& package,
+                                                  const ManifestBinary& binary,
                                                   const std::string& kernel, uint64_t key) {
   std::lock_guard<std::mutex> lock(mu_);
-  TESSERA_ASSIGN_OR_RETURN(void* handle, Open(library));
-  auto list = reinterpret_cast<KernelEntriesFn>(dlsym(handle, kKernelEntriesSymbol));
-  if (list == nullptr) {
-    return NotFound("kernel library " + library.string() + " exports no " + kKernelEntriesSymbol);
+  std::string library;
+  KernelEntriesFn list = nullptr;
+  if (IsLinked(package)) {
+    TESSERA_ASSIGN_OR_RETURN(const LinkedPackage linked, FindLinked(package.manifest.package));
+    library = "linked package " + linked.name + " (" + linked.library + ")";
+    list = linked.kernels;
+  } else {
+    library = (package.candidate.dir / binary.bin_path).string();
+    TESSERA_ASSIGN_OR_RETURN(void* handle, Open(library));
+    list = reinterpret_cast<KernelEntriesFn>(dlsym(handle, kKernelEntriesSymbol));
+    if (list == nullptr) {
+      return NotFound("kernel library " + library + " exports no " + kKernelEntriesSymbol);
+    }
   }
   size_t count = 0;
   const KernelEntryInfo* entries = list(&count);
@@ -144,7 +176,7 @@ Result<KernelEntryInfo> PackageRuntime::LoadEntry(const fs::path& library,
     if (kernel == entries[i].kernel && entries[i].tiling_key == key) return entries[i];
   }
   return NotFound("Cannot find tilingKey[" + std::to_string(key) + "] of kernel " + kernel +
-                  " in " + library.string());
+                  " in " + library);
 }
 
 std::string Hex(uint64_t v) {
@@ -156,12 +188,11 @@ std::string Hex(uint64_t v) {
 Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
   package_lookups.fetch_add(1);
   TESSERA_ASSIGN_OR_RETURN(PackageSearch search,
-                           ResolvePackageSearch(ProcessEnv(), BuiltinPackageDir()));
+                           ResolvePackageSearchWithLinked(ProcessEnv(), BuiltinPackageDir()));
   const PackageSet set = LoadPackages(search);
   TESSERA_ASSIGN_OR_RETURN(OpMatch match, FindOp(set, call.op_type));
   const fs::path dir = match.package->candidate.dir;
-  TESSERA_ASSIGN_OR_RETURN(const OpDef* def,
-                           LoadOpDef(dir / match.package->manifest.tiling_library, call.op_type));
+  TESSERA_ASSIGN_OR_RETURN(const OpDef* def, LoadOpDef(*match.package, call.op_type));
   if (def->tiling_schema_hash() != match.op->tiling_schema_hash) {
     return FailedPrecondition("package " + match.package->manifest.package +
                               ": the manifest records tiling struct hash " +
@@ -190,16 +221,13 @@ Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
   std::vector<ArgSpec> in_specs, out_specs;
   std::vector<std::optional<TensorDesc>> in_descs;
   std::vector<TensorDesc> out_descs;
-  std::vector<SimplifiedKeyTensor> key_in, key_out;
   for (const auto& in : call.inputs) {
     in_specs.push_back(in ? ArgSpec{true, in->desc.dtype, in->desc.format} : ArgSpec{false});
     in_descs.push_back(in ? std::optional<TensorDesc>(in->desc) : std::nullopt);
-    if (in) key_in.push_back({in->desc.dtype, in->desc.format});
   }
   for (const auto& out : call.outputs) {
     out_specs.push_back(ArgSpec{true, out.desc.dtype, out.desc.format});
     out_descs.push_back(out.desc);
-    key_out.push_back({out.desc.dtype, out.desc.format});
   }
   TESSERA_RETURN_IF_ERROR(def->CheckCall(soc, in_specs, out_specs));
   TESSERA_ASSIGN_OR_RETURN(auto attrs, def->ResolveAttrs(call.attrs));
@@ -209,12 +237,27 @@ Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
   tiling_calls.fetch_add(1);
   TESSERA_RETURN_IF_ERROR(RunTiling(*def, ctx));
 
-  const std::string key = BuildSimplifiedKey(call.op_type, call.deterministic, 0, key_in, key_out);
-  TESSERA_ASSIGN_OR_RETURN(const ManifestBinary* binary, SelectBinary(*match.op, arch.soc, key));
+  // The key per the op's simplified-key mode (mode 2 asks the op's callback).
+  if (def->simplified_key_mode() != match.op->simplified_key_mode) {
+    return FailedPrecondition("package " + match.package->manifest.package +
+                              ": the manifest records simplifiedKeyMode " +
+                              std::to_string(match.op->simplified_key_mode) + " for " +
+                              call.op_type + ", but the loaded op definition uses mode " +
+                              std::to_string(def->simplified_key_mode()) + "; rebuild the package");
+  }
+  TESSERA_ASSIGN_OR_RETURN(const std::string key, CallSimplifiedKey(*def, ctx, call.deterministic));
+  Result<const ManifestBinary*> selected =
+      SelectBinary(*match.op, DeviceTarget{arch.soc, arch.compute_unit}, key);
+  if (!selected.ok()) {
+    return Status(selected.status().code(), "package " + match.package->manifest.package + ": " +
+                                                std::string(selected.status().message()));
+  }
+  const ManifestBinary* binary = *selected;
   TESSERA_RETURN_IF_ERROR(FindKernelEntry(*binary, ctx.tiling_key()).status());
-  TESSERA_RETURN_IF_ERROR(VerifyBinary(dir, *binary));
+  // A linked package's kernels are in the process already: no file to verify.
+  if (!IsLinked(*match.package)) TESSERA_RETURN_IF_ERROR(VerifyBinary(dir, *binary));
   TESSERA_ASSIGN_OR_RETURN(KernelEntryInfo entry,
-                           LoadEntry(dir / binary->bin_path, match.op->kernel, ctx.tiling_key()));
+                           LoadEntry(*match.package, *binary, match.op->kernel, ctx.tiling_key()));
   const size_t wanted = call.inputs.size() + call.outputs.size() + 2;
   if (entry.num_args != wanted || wanted > kMaxKernelArgs) {
     return FailedPrecondition(
@@ -241,7 +284,7 @@ Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
   plan.info.package = plan.package;
   plan.info.package_dir = dir.string();
   plan.info.kernel_name = plan.kernel_name;
-  plan.info.binary = binary->bin_path;
+  plan.info.binary = IsLinked(*match.package) ? "linked into " + dir.string() : binary->bin_path;
   plan.info.simplified_key = key;
   plan.info.soc = binary->soc;
   plan.info.block_dim = plan.block_dim;

@@ -3,6 +3,7 @@
 find_package(nlohmann_json 3 REQUIRED)
 find_package(OpenSSL REQUIRED)
 target_sources(tessera_runtime PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/linked_package.cc
   ${CMAKE_CURRENT_LIST_DIR}/package_checksum.cc
   ${CMAKE_CURRENT_LIST_DIR}/package_manifest.cc
   ${CMAKE_CURRENT_LIST_DIR}/package_match.cc

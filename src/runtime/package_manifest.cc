@@ -213,8 +213,8 @@ Result<ManifestKernel> ParseKernel(const JsonReader& r, const Json& j, const std
 
 Result<ManifestBinary> ParseBinary(const JsonReader& r, const Json& j, const std::string& path) {
   TESSERA_RETURN_IF_ERROR(r.ExpectObject(j, path));
-  TESSERA_RETURN_IF_ERROR(
-      r.CheckKeys(j, path, {"soc", "simplifiedKey", "binPath", "sha256", "kernels"}));
+  TESSERA_RETURN_IF_ERROR(r.CheckKeys(
+      j, path, {"soc", "simplifiedKey", "binPath", "sha256", "kernels", "selectiveBuild"}));
   ManifestBinary binary;
   TESSERA_ASSIGN_OR_RETURN(binary.soc, r.String(j, path, "soc"));
   TESSERA_ASSIGN_OR_RETURN(binary.simplified_key, r.String(j, path, "simplifiedKey"));
@@ -225,6 +225,15 @@ Result<ManifestBinary> ParseBinary(const JsonReader& r, const Json& j, const std
     TESSERA_ASSIGN_OR_RETURN(ManifestKernel kernel,
                              ParseKernel(r, (*kernels)[i], At(Key(path, "kernels"), i)));
     binary.kernels.push_back(std::move(kernel));
+  }
+  if (const auto it = j.find("selectiveBuild"); it != j.end()) {
+    const std::string s_path = Key(path, "selectiveBuild");
+    TESSERA_RETURN_IF_ERROR(r.ExpectObject(*it, s_path));
+    TESSERA_RETURN_IF_ERROR(r.CheckKeys(*it, s_path, {"option", "value"}));
+    ManifestSelectiveBuild selective;
+    TESSERA_ASSIGN_OR_RETURN(selective.option, r.String(*it, s_path, "option"));
+    TESSERA_ASSIGN_OR_RETURN(selective.value, r.String(*it, s_path, "value"));
+    binary.selective_build = std::move(selective);
   }
   return binary;
 }
@@ -347,8 +356,8 @@ Status ParseList(const JsonReader& r, const Json& object, const std::string& pat
 
 Result<OpManifest> ParseOp(const JsonReader& r, const Json& j, const std::string& path) {
   TESSERA_RETURN_IF_ERROR(r.ExpectObject(j, path));
-  TESSERA_RETURN_IF_ERROR(
-      r.CheckKeys(j, path, {"op", "kernel", "tiling_schema_hash", "params", "binaries"}));
+  TESSERA_RETURN_IF_ERROR(r.CheckKeys(
+      j, path, {"op", "kernel", "tiling_schema_hash", "simplifiedKeyMode", "params", "binaries"}));
   OpManifest op;
   TESSERA_ASSIGN_OR_RETURN(op.op, r.String(j, path, "op"));
   TESSERA_ASSIGN_OR_RETURN(op.kernel, r.String(j, path, "kernel"));
@@ -361,6 +370,12 @@ Result<OpManifest> ParseOp(const JsonReader& r, const Json& j, const std::string
                   "is " + Quote(hash) + "; expected \"0x\" and 1 to 16 hex digits");
   }
   op.tiling_schema_hash = std::stoull(hash.substr(2), nullptr, 16);
+  if (const auto it = j.find("simplifiedKeyMode"); it != j.end()) {
+    if (!it->is_number_unsigned() || it->get<uint64_t>() > kMaxSimplifiedKeyMode) {
+      return r.Fail(Key(path, "simplifiedKeyMode"), "is " + Show(*it) + "; expected 0, 1 or 2");
+    }
+    op.simplified_key_mode = it->get<uint32_t>();
+  }
   TESSERA_ASSIGN_OR_RETURN(const Json* params,
                            r.Member(j, path, "params", "an object with inputs, outputs, attrs"));
   const std::string params_path = Key(path, "params");
@@ -515,11 +530,12 @@ Status ValidateParams(const OpManifest& op, const std::string& path,
 
 Status ValidateBinary(const OpManifest& op, const ManifestBinary& b, const std::string& path,
                       const std::function<Status(const std::string&, const std::string&)>& fail) {
-  if (!IsKnownSoc(b.soc)) {
-    return fail(Key(path, "soc"),
-                "is " + Quote(b.soc) + "; expected one of " + Join(KnownSocs(), " or "));
+  if (!IsKnownTarget(b.soc)) {
+    return fail(Key(path, "soc"), "is " + Quote(b.soc) + "; expected one of " +
+                                      Join(KnownSocs(), ", ") +
+                                      ", or a compute unit (CPU model) such as znver3");
   }
-  if (Status s = CheckSimplifiedKey(b.simplified_key, op.op); !s.ok()) {
+  if (Status s = CheckSimplifiedKey(b.simplified_key, op.op, op.simplified_key_mode); !s.ok()) {
     return fail(Key(path, "simplifiedKey"), "is invalid: " + std::string(s.message()));
   }
   if (!IsContainedRelativePath(b.bin_path)) {
@@ -531,8 +547,18 @@ Status ValidateBinary(const OpManifest& op, const ManifestBinary& b, const std::
     return fail(Key(path, "sha256"),
                 "is " + Quote(b.sha256) + "; expected 64 hex digits (the file's SHA-256)");
   }
-  if (b.kernels.empty()) {
-    return fail(Key(path, "kernels"), "is empty; expected at least one kernel entry");
+  if (b.selective_build) {
+    const ManifestSelectiveBuild& sel = *b.selective_build;
+    if (sel.option != "TESSERA_TILING_KEYS" && sel.option != "TILING_KEYS") {
+      return fail(Key(path, "selectiveBuild.option"),
+                  "is " + Quote(sel.option) + "; expected TESSERA_TILING_KEYS or TILING_KEYS");
+    }
+    if (Status s = CheckTilingKeySelection(sel.value); !s.ok()) {
+      return fail(Key(path, "selectiveBuild.value"), "is invalid: " + std::string(s.message()));
+    }
+  } else if (b.kernels.empty()) {
+    return fail(Key(path, "kernels"),
+                "is empty; expected at least one kernel entry (none only in a selective build)");
   }
   std::map<uint64_t, size_t> seen;
   for (size_t k = 0; k < b.kernels.size(); ++k) {
@@ -624,6 +650,10 @@ Status ValidateManifest(const PackageManifest& manifest, std::string_view source
                   "is " + Quote(op.kernel) + "; expected a C identifier such as \"add\"");
     }
     TESSERA_RETURN_IF_ERROR(ValidateParams(op, path, fail));
+    if (op.simplified_key_mode > kMaxSimplifiedKeyMode) {
+      return fail(Key(path, "simplifiedKeyMode"),
+                  "is " + std::to_string(op.simplified_key_mode) + "; expected 0, 1 or 2");
+    }
     if (op.binaries.empty()) {
       return fail(Key(path, "binaries"), "is empty; expected at least one binary");
     }
@@ -686,6 +716,7 @@ std::string ManifestToJson(const PackageManifest& manifest) {
     j["op"] = op.op;
     j["kernel"] = op.kernel;
     j["tiling_schema_hash"] = HashText(op.tiling_schema_hash);
+    if (op.simplified_key_mode != 0) j["simplifiedKeyMode"] = op.simplified_key_mode;
     Json params;
     params["inputs"] = Json::array();
     for (const ManifestParam& p : op.inputs)
@@ -711,6 +742,10 @@ std::string ManifestToJson(const PackageManifest& manifest) {
         kj["kernelType"] = ManifestKernelTypeName(k.kernel_type);
         kj["taskRation"] = k.task_ration;
         bj["kernels"].push_back(std::move(kj));
+      }
+      if (b.selective_build) {
+        bj["selectiveBuild"]["option"] = b.selective_build->option;
+        bj["selectiveBuild"]["value"] = b.selective_build->value;
       }
       j["binaries"].push_back(std::move(bj));
     }

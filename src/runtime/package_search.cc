@@ -7,6 +7,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "tessera/runtime/linked_package.h"
+
 namespace tessera::runtime {
 namespace fs = std::filesystem;
 namespace {
@@ -191,6 +193,8 @@ std::string PackageCandidate::Describe() const {
       return "vendor '" + vendor + "' " + where;
     case PackageOrigin::kBuiltIn:
       return "built-in " + where;
+    case PackageOrigin::kLinked:
+      return "linked into the application: " + linked + " (" + where + ")";
     default:
       return "unknown origin " + where;
   }
@@ -224,12 +228,57 @@ Result<PackageSearch> ResolvePackageSearch(const EnvGetter& env, const fs::path&
   return search;
 }
 
+Result<PackageSearch> ResolvePackageSearchWithLinked(const EnvGetter& env,
+                                                     const fs::path& builtin_dir) {
+  TESSERA_ASSIGN_OR_RETURN(PackageSearch rest, ResolvePackageSearch(env, builtin_dir));
+  const LinkedPackages linked = ListLinkedPackages();
+  PackageSearch search;
+  search.warnings = linked.warnings;
+  for (const LinkedPackage& p : linked.packages) {
+    PackageCandidate c;
+    c.dir = p.library;
+    c.origin = PackageOrigin::kLinked;
+    c.linked = p.name;
+    c.reason = p.Problem();
+    c.used = c.reason.empty();
+    if (!c.used) search.warnings.push_back(c.Describe() + " skipped: " + c.reason);
+    search.candidates.push_back(std::move(c));
+  }
+  for (PackageCandidate& c : rest.candidates)
+    search.candidates.push_back(std::move(c));
+  for (std::string& w : rest.warnings)
+    search.warnings.push_back(std::move(w));
+  return search;
+}
+
+namespace {
+
+// The manifest embedded in linked package `name`, restricted to the binaries of its linked SoC.
+Result<PackageManifest> LinkedManifest(const std::string& name) {
+  const std::optional<LinkedPackage> linked = FindLinkedPackage(name);
+  if (!linked) return NotFound("linked package " + name + " is not registered");
+  TESSERA_ASSIGN_OR_RETURN(PackageManifest manifest,
+                           ParseManifestText(linked->manifest_json, "of linked package " + name));
+  if (manifest.package != name) {
+    return FailedPrecondition("linked package " + name + " embeds the manifest of package " +
+                              manifest.package + "; rebuild it");
+  }
+  for (OpManifest& op : manifest.ops) {
+    std::erase_if(op.binaries, [&](const ManifestBinary& b) { return b.soc != linked->soc; });
+  }
+  return manifest;
+}
+
+}  // namespace
+
 PackageSet LoadPackages(const PackageSearch& search) {
   PackageSet set;
   set.warnings = search.warnings;
   for (PackageCandidate c : search.candidates) {
     if (c.used) {
-      Result<PackageManifest> manifest = ParseManifestFile(c.dir / kManifestFileName);
+      Result<PackageManifest> manifest = c.origin == PackageOrigin::kLinked
+                                             ? LinkedManifest(c.linked)
+                                             : ParseManifestFile(c.dir / kManifestFileName);
       if (manifest.ok()) {
         set.packages.push_back({c, std::move(manifest).value()});
       } else {

@@ -13,6 +13,7 @@ namespace {
 
 #define TESSERA_OP_NAME(Op) #Op,
 const std::vector<std::string> kListed = {TESSERA_BUILTIN_OPS(TESSERA_OP_NAME)};
+const std::set<std::string> kRowOps = {TESSERA_BUILTIN_ROW_OPS(TESSERA_OP_NAME)};
 #undef TESSERA_OP_NAME
 
 TEST(PackageTest, EveryListedOpIsDefinedAndValid) {
@@ -40,7 +41,9 @@ TEST(PackageTest, EntriesMatchTheSupportedCombinations) {
     ASSERT_TRUE(combos.ok()) << combos.status().ToString();
     for (const runtime::Combination& c : *combos) {
       const auto in = static_cast<uint64_t>(c.dtypes.front());
-      if (op->inputs().size() == 2) {
+      if (kRowOps.count(op->type()) != 0) {
+        expected.emplace(op->KernelName(), in);  // the row ops: one entry per dtype
+      } else if (op->inputs().size() == 2) {
         for (uint64_t mode = 0; mode < 4; ++mode)
           expected.emplace(op->KernelName(), in | mode << 8);
       } else if (op->type() == "Cast") {
@@ -58,10 +61,15 @@ TEST(PackageTest, EntriesMatchTheSupportedCombinations) {
     const std::string name = e.kernel;
     const bool binary = name == "add" || name == "sub" || name == "mul" || name == "div" ||
                         name == "maximum" || name == "minimum";
-    EXPECT_EQ(e.num_args, binary ? 5u : 4u);
+    // Inputs + outputs + workspace + tiling.
+    const uint32_t args = name == "add_rms_norm"         ? 7u
+                          : name == "layer_norm"         ? 6u
+                          : binary || name == "rms_norm" ? 5u
+                                                         : 4u;
+    EXPECT_EQ(e.num_args, args);
   }
   EXPECT_EQ(exported, expected);
-  EXPECT_EQ(exported.size(), 23u * 4 + 31u + 16u);
+  EXPECT_EQ(exported.size(), 23u * 4 + 31u + 16u + 5u * 3);
 }
 
 TEST(PackageTest, CheckCallListsSupportedCombinations) {

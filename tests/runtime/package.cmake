@@ -8,13 +8,14 @@ else()
   find_package(nlohmann_json 3 REQUIRED)
   find_package(OpenSSL REQUIRED)
   add_library(tessera_runtime_package STATIC
+    ${PROJECT_SOURCE_DIR}/src/runtime/linked_package.cc
     ${PROJECT_SOURCE_DIR}/src/runtime/package_checksum.cc
     ${PROJECT_SOURCE_DIR}/src/runtime/package_manifest.cc
     ${PROJECT_SOURCE_DIR}/src/runtime/package_match.cc
     ${PROJECT_SOURCE_DIR}/src/runtime/package_search.cc)
   target_link_libraries(tessera_runtime_package
     PUBLIC tessera::core tessera::device
-    PRIVATE OpenSSL::Crypto nlohmann_json::nlohmann_json tessera_warnings)
+    PRIVATE OpenSSL::Crypto nlohmann_json::nlohmann_json tessera_warnings ${CMAKE_DL_LIBS})
   set(_tessera_package_lib tessera_runtime_package)
 endif()
 

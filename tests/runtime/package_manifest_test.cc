@@ -198,11 +198,11 @@ TEST(PackageManifest, ParseErrorsNameJsonPathAndExpectation) {
       {"\"tiling_schema_hash\": \"0x1234abcd5678ef90\"", "\"tiling_schema_hash\": \"1234\"",
        p + "ops[0].tiling_schema_hash is \"1234\"; expected \"0x\" and 1 to 16 hex digits"},
       {"\"binaries\": [", "\"binaries\": {}, \"x\": [",
-       p + "ops[0] has unknown key \"x\"; expected only op, kernel, tiling_schema_hash, params and "
-           "binaries"},
+       p + "ops[0] has unknown key \"x\"; expected only op, kernel, tiling_schema_hash, "
+           "simplifiedKeyMode, params and binaries"},
       {"\"kernels\": [", "\"kernels\": 3, \"k\": [",
        p + "ops[0].binaries[0] has unknown key \"k\"; expected only soc, simplifiedKey, binPath, "
-           "sha256 and kernels"},
+           "sha256, kernels and selectiveBuild"},
       {"\"ops\": [", "\"ops\": {\"a\": 1}, \"o\": [",
        p + "top level has unknown key \"o\"; expected only package, version, tiling_library and "
            "ops"},
@@ -235,7 +235,7 @@ TEST(PackageManifest, ValidationErrorsNameJsonPathAndExpectation) {
        p + "ops[1].op is \"Add\", already defined by ops[0]; expected unique ops"},
       {"unknown soc", [](PackageManifest& m) { m.ops[0].binaries[1].soc = "x86-64-v5"; },
        p + "ops[0].binaries[1].soc is \"x86-64-v5\"; expected one of x86-64, x86-64-v2, "
-           "x86-64-v3, x86-64-v4 or armv8-a"},
+           "x86-64-v3, x86-64-v4, armv8-a, or a compute unit (CPU model) such as znver3"},
       {"duplicate tiling key",
        [](PackageManifest& m) { m.ops[0].binaries[0].kernels[1].tiling_key = 0; },
        p + "ops[0].binaries[0].kernels[1].tilingKey 0 repeats kernels[0]; expected unique tiling "
@@ -267,7 +267,8 @@ TEST(PackageManifest, ValidationErrorsNameJsonPathAndExpectation) {
        p + "ops[0].binaries[1] repeats soc x86-64-v3 and simplifiedKey " + std::string(kAddKey) +
            " of binaries[0]; expected one binary per pair"},
       {"no kernels", [](PackageManifest& m) { m.ops[0].binaries[1].kernels.clear(); },
-       p + "ops[0].binaries[1].kernels is empty; expected at least one kernel entry"},
+       p + "ops[0].binaries[1].kernels is empty; expected at least one kernel entry (none only in "
+           "a selective build)"},
       {"bad task ration",
        [](PackageManifest& m) { m.ops[0].binaries[1].kernels[0].task_ration = "1-2"; },
        p + "ops[0].binaries[1].kernels[0].taskRation is \"1-2\"; expected \"<AIC>:<AIV>\" like "

@@ -114,10 +114,10 @@ TEST(PackageMatch, NoBinaryErrorNamesKeyAndExistingBinaries) {
   Result<const ManifestBinary*> key = SelectBinary(op, "armv8-a", bf16);
   ASSERT_FALSE(key.ok());
   EXPECT_EQ(key.status().message(),
-            "Cannot find kernel file for operator Add. The corresponding simplifiedKey " + bf16 +
-                " is missing for SoC armv8-a (compatible: armv8-a); binaries exist for: "
-                "x86-64-v4 " +
-                std::string(kF16) + ", x86-64-v2 " + std::string(kF32));
+            "op Add has binaries for x86-64-v4, x86-64-v2; this machine is armv8-a (CPU model not "
+            "identified), which runs none of them (a compute-unit binary runs only on that CPU "
+            "model, an ISA level on that level or higher); rebuild the package with "
+            "TESSERA_SOC_SERIES (or SOCS) including armv8-a or lower");
 
   Result<const ManifestBinary*> unknown = SelectBinary(op, "riscv64", kF32);
   ASSERT_FALSE(unknown.ok());

@@ -1,56 +1,20 @@
 // The tessera CLI as a user runs it: `ops`, `packages`, `tiling`, `run` and `demo` with and without
 // --json, and argument errors that must exit non-zero with a message naming the argument.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
+
+#include "cli_runner.h"
 
 namespace {
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs `tessera <args>` with the package environment cleared, so only the built-in package is
-// found unless `env` sets variables ("NAME=value ...").
-CliResult RunCli(const std::string& args, const std::string& env = "") {
-  static int calls = 0;
-  const std::string err_file = ::testing::TempDir() + "tessera_cli_stderr_" +
-                               std::to_string(getpid()) + "_" + std::to_string(calls++) + ".txt";
-  const std::string cmd = "env -u TESSERA_CUSTOM_OPP_PATH -u TESSERA_OPP_PATH " + env + " " +
-                          TESSERA_CLI_PATH + " " + args + " 2>" + err_file;
-  CliResult r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0)
-    r.out.append(buf, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.err = ss.str();
-  std::remove(err_file.c_str());
-  return r;
-}
-
-nlohmann::json RunJson(const std::string& args, const std::string& env = "") {
-  const CliResult r = RunCli(args + " --json", env);
-  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
-  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
-  EXPECT_FALSE(j.is_discarded()) << "not JSON: " << r.out;
-  return j;
-}
+using tessera::cli_test::CliResult;
+using tessera::cli_test::RunCli;
+using tessera::cli_test::RunJson;
 
 const nlohmann::json* FindOp(const nlohmann::json& ops, const std::string& name) {
   for (const auto& op : ops["ops"]) {
@@ -95,7 +59,7 @@ TEST(CliTest, PackagesShowsSearchOrderAndWhyCandidatesAreSkipped) {
   EXPECT_EQ(j["search"][0]["used"], true);
   ASSERT_EQ(j["packages"].size(), 1u);
   EXPECT_EQ(j["packages"][0]["name"], "builtin");
-  EXPECT_EQ(j["packages"][0]["op_count"], 16);
+  EXPECT_EQ(j["packages"][0]["op_count"], 21);
   EXPECT_FALSE(j["packages"][0]["version"].get<std::string>().empty());
 
   const nlohmann::json k =

@@ -5,16 +5,27 @@
 //
 // It loads the op library (op definitions), lists the kernel entries of the lowest kernel library
 // this machine can run (all kernel libraries are built from the same sources), and records per op
-// and SoC one binary per supported dtype/format combination, with the library's sha256.
+// and SoC one binary per simplified key of the op's mode (mode 0: per supported dtype/format
+// combination; 1: also per declared binary value; 2: per declared fragment), each with the entries
+// its key selects and the library's sha256. `--tiling-keys` marks a selective build.
+// A target may be a compute unit (CPU model); when no library runs on this machine the entries are
+// listed in a child process. `--embed-manifest --linked-soc T --output F` instead writes a C++
+// source registering the package's manifest for its linked form (linked_package.h).
 #include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -100,8 +111,157 @@ std::vector<ManifestParam> ParamsOf(const OpDef& op, const std::vector<OpParamDe
   return out;
 }
 
+// One binary of an op on one SoC: its simplified key and the tiling keys it holds (nullopt: all
+// of the op's entries).
+struct KeyedBinary {
+  std::string key;
+  std::optional<std::vector<uint64_t>> tiling_keys;
+};
+
+// Keeps the entries of `narrowing` in `keys` (nullopt: no restriction yet).
+void Narrow(std::optional<std::vector<uint64_t>>& keys, const std::vector<uint64_t>& narrowing) {
+  if (narrowing.empty()) return;
+  if (!keys) {
+    keys = narrowing;
+    return;
+  }
+  std::erase_if(*keys, [&](uint64_t k) {
+    return std::find(narrowing.begin(), narrowing.end(), k) == narrowing.end();
+  });
+}
+
+// The binaries of `def` for the supported `combos` of one SoC, by its simplified-key mode: mode 0
+// one per combination; mode 1 one per combination and combination of declared binary values
+// (dynamic inputs counted 1, as the runtime passes one tensor per parameter); mode 2 one per
+// declared fragment.
+std::vector<KeyedBinary> BinaryKeys(const OpDef& def, const std::vector<Combination>& combos) {
+  std::vector<KeyedBinary> out;
+  if (def.simplified_key_mode() == 2) {
+    for (const auto& f : def.simplified_key_fragments()) {
+      KeyedBinary b{BuildCustomSimplifiedKey(def.type(), false, 0, f.fragment), std::nullopt};
+      Narrow(b.tiling_keys, f.tiling_keys);
+      out.push_back(std::move(b));
+    }
+    return out;
+  }
+  std::vector<const OpAttrDef*> keyed_attrs;
+  for (const OpAttrDef& a : def.attrs()) {
+    if (!a.binary_values().empty()) keyed_attrs.push_back(&a);
+  }
+  for (const Combination& c : combos) {
+    std::vector<SimplifiedKeyTensor> ins, outs;
+    for (size_t i = 0; i < c.dtypes.size(); ++i) {
+      const bool input = i < def.inputs().size();
+      const bool dynamic = input && def.inputs()[i].type() == Option::DYNAMIC;
+      (input ? ins : outs).push_back({c.dtypes[i], c.formats[i], dynamic ? 1 : -1});
+    }
+    if (def.simplified_key_mode() == 0) {
+      out.push_back({BuildSimplifiedKey(def.type(), false, 0, ins, outs), std::nullopt});
+      continue;
+    }
+    // Every combination of binary values: an odometer over the keyed attributes.
+    std::vector<size_t> pick(keyed_attrs.size(), 0);
+    while (true) {
+      std::vector<SimplifiedKeyAttr> attrs;
+      KeyedBinary b;
+      for (size_t a = 0; a < keyed_attrs.size(); ++a) {
+        const auto& v = keyed_attrs[a]->binary_values()[pick[a]];
+        attrs.push_back({keyed_attrs[a]->name(), *SimplifiedKeyValueText(v.value)});
+        Narrow(b.tiling_keys, v.tiling_keys);
+      }
+      b.key = BuildSimplifiedKey(def.type(), false, 0, ins, outs, attrs);
+      out.push_back(std::move(b));
+      size_t a = 0;
+      for (; a < pick.size(); ++a) {
+        if (++pick[a] < keyed_attrs[a]->binary_values().size()) break;
+        pick[a] = 0;
+      }
+      if (a == pick.size()) break;
+    }
+  }
+  return out;
+}
+
+// The entries a kernel library lists (it is loaded into this process and stays loaded).
+Result<std::vector<KernelEntryInfo>> ListEntries(const fs::path& library) {
+  void* klib = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (klib == nullptr)
+    return NotFound("cannot load kernel library " + library.string() + ": " + dlerror());
+  auto list = reinterpret_cast<KernelEntriesFn>(dlsym(klib, kKernelEntriesSymbol));
+  if (list == nullptr) {
+    return NotFound("kernel library " + library.string() + " does not export " +
+                    kKernelEntriesSymbol + " (add TESSERA_KERNEL_LIBRARY() to one source)");
+  }
+  size_t count = 0;
+  const KernelEntryInfo* entries = list(&count);
+  return std::vector<KernelEntryInfo>(entries, entries + count);
+}
+
+// ListEntries in a forked child that sends "kernel key type args" lines back; names are kept in
+// `names`. The entries carry no function pointers.
+Result<std::vector<KernelEntryInfo>> ListEntriesInChild(const fs::path& library,
+                                                        const std::string& machine,
+                                                        const std::string& unit,
+                                                        std::deque<std::string>& names) {
+  int fds[2];
+  if (pipe(fds) != 0) return Internal("pipe failed");
+  const pid_t pid = fork();
+  if (pid < 0) return Internal("fork failed");
+  if (pid == 0) {
+    close(fds[0]);
+    Result<std::vector<KernelEntryInfo>> listed = ListEntries(library);
+    std::string text;
+    if (listed.ok()) {
+      for (const KernelEntryInfo& e : *listed) {
+        text += std::string(e.kernel) + " " + std::to_string(e.tiling_key) + " " + e.kernel_type +
+                " " + std::to_string(e.num_args) + "\n";
+      }
+    } else {
+      text = "! " + std::string(listed.status().message()) + "\n";
+    }
+    size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
+      if (n <= 0) _exit(1);
+      done += static_cast<size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof(buf))) > 0;)
+    text.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  const std::string here = unit.empty() ? machine : unit + " (" + machine + ")";
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+    return FailedPrecondition("none of the kernel libraries is built for this machine (" + here +
+                              ") and loading " + library.string() +
+                              " failed here; build the package on a machine it targets, or add " +
+                              "a SoC this machine runs");
+  }
+  std::vector<KernelEntryInfo> entries;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("! ", 0) == 0) return NotFound(line.substr(2));
+    std::istringstream fields(line);
+    std::string kernel, type;
+    KernelEntryInfo e{};
+    fields >> kernel >> e.tiling_key >> type >> e.num_args;
+    names.push_back(kernel);
+    e.kernel = names.back().c_str();
+    names.push_back(type);
+    e.kernel_type = names.back().c_str();
+    entries.push_back(e);
+  }
+  return entries;
+}
+
 Status Run(const fs::path& dir, const std::string& name, const std::string& version,
-           const std::string& ops_lib, const std::vector<std::string>& kernel_specs) {
+           const std::string& ops_lib, const std::vector<std::string>& kernel_specs,
+           const std::optional<ManifestSelectiveBuild>& selection) {
   void* ops = dlopen((dir / ops_lib).c_str(), RTLD_NOW | RTLD_LOCAL);
   if (ops == nullptr)
     return NotFound("cannot load op library " + (dir / ops_lib).string() + ": " + dlerror());
@@ -126,26 +286,28 @@ Status Run(const fs::path& dir, const std::string& name, const std::string& vers
       return InvalidArgument("--kernels '" + spec + "': expected SOC=PATH");
     kernels.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
   }
-  const std::string machine = device::DetectSoc();
+  for (const auto& k : kernels) {
+    if (!IsKnownTarget(k.first)) {
+      return InvalidArgument("--kernels " + k.first + "=...: " + k.first +
+                             " is neither an ISA level nor a compute unit tessera knows");
+    }
+  }
+  const std::string machine = device::DetectSoc(), unit = device::DetectComputeUnit();
   const std::pair<std::string, std::string>* runnable = nullptr;
   for (const auto& k : kernels) {
-    if (!SocRunsOn(k.first, machine)) continue;
-    if (runnable == nullptr || SocRunsOn(k.first, runnable->first)) runnable = &k;
+    if (!BinaryRunsOn(k.first, DeviceTarget{machine, unit})) continue;
+    if (runnable == nullptr || SocRunsOn(SocLevelOf(k.first), SocLevelOf(runnable->first)))
+      runnable = &k;
   }
-  if (runnable == nullptr) {
-    return FailedPrecondition("none of the kernel libraries runs on this machine (" + machine +
-                              "); build at least one for a SoC it supports");
-  }
-  void* klib = dlopen((dir / runnable->second).c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (klib == nullptr)
-    return NotFound("cannot load kernel library " + runnable->second + ": " + dlerror());
-  auto list_entries = reinterpret_cast<KernelEntriesFn>(dlsym(klib, kKernelEntriesSymbol));
-  if (list_entries == nullptr) {
-    return NotFound("kernel library " + runnable->second + " does not export " +
-                    kKernelEntriesSymbol + " (add TESSERA_KERNEL_LIBRARY() to one source)");
-  }
-  size_t entry_count = 0;
-  const KernelEntryInfo* entries = list_entries(&entry_count);
+  // A package built only for CPUs other than this one is listed in a child process, so a kernel
+  // library whose initialisers use instructions this CPU lacks cannot crash the build.
+  std::deque<std::string> child_names;
+  TESSERA_ASSIGN_OR_RETURN(
+      const std::vector<KernelEntryInfo> entry_list,
+      runnable ? ListEntries(dir / runnable->second)
+               : ListEntriesInChild(dir / kernels.front().second, machine, unit, child_names));
+  const size_t entry_count = entry_list.size();
+  const KernelEntryInfo* entries = entry_list.data();
 
   PackageManifest manifest;
   manifest.package = name;
@@ -171,25 +333,60 @@ Status Run(const fs::path& dir, const std::string& name, const std::string& vers
                                       : ManifestKernelType::kAiv;
       op_kernels.push_back(k);
     }
-    if (op_kernels.empty()) {
+    op.simplified_key_mode = def->simplified_key_mode();
+    // A selective build restricting this op is recorded on its binaries; the compile-time filter
+    // (kernel_entry.h) must have left out every other entry.
+    std::optional<ManifestSelectiveBuild> selective;
+    if (selection) {
+      if (const auto keys = SelectedTilingKeys(selection->value, op.op)) {
+        selective = selection;
+        for (const ManifestKernel& k : op_kernels) {
+          if (std::find(keys->begin(), keys->end(), k.tiling_key) == keys->end()) {
+            return FailedPrecondition(
+                "op " + op.op + ": the kernel library has entry " + op.kernel + "_" +
+                std::to_string(k.tiling_key) + ", which " + selection->option + "=" +
+                selection->value + " leaves out; its kernel sources were not compiled with " +
+                "TESSERA_SELECTED_TILING_KEYS (tessera_add_op_package defines it)");
+          }
+        }
+      }
+    }
+    if (op_kernels.empty() && !selective) {
       return NotFound("op " + op.op + ": the kernel library has no entry named '" + op.kernel +
                       "' (TESSERA_KERNEL_ENTRY(" + op.kernel + ", key, AIV, fn))");
     }
     for (const auto& [soc, rel] : kernels) {
-      auto combos = def->Combinations(soc);
+      auto combos = def->Combinations(std::string(SocLevelOf(soc)));  // a unit as its level
       if (!combos.ok()) continue;  // the op is not configured for this SoC
       TESSERA_ASSIGN_OR_RETURN(std::string digest, Sha256File(dir / rel));
-      for (const Combination& c : *combos) {
-        std::vector<SimplifiedKeyTensor> ins, outs;
-        for (size_t i = 0; i < c.dtypes.size(); ++i) {
-          (i < def->inputs().size() ? ins : outs).push_back({c.dtypes[i], c.formats[i]});
-        }
+      for (const KeyedBinary& keyed : BinaryKeys(*def, *combos)) {
         ManifestBinary b;
         b.soc = soc;
-        b.simplified_key = BuildSimplifiedKey(op.op, false, 0, ins, outs);
+        b.simplified_key = keyed.key;
         b.bin_path = rel;
         b.sha256 = digest;
-        b.kernels = op_kernels;
+        b.selective_build = selective;
+        // Exactly the entries the key selects (all of the op's without a declaration).
+        for (const ManifestKernel& k : op_kernels) {
+          if (!keyed.tiling_keys || std::find(keyed.tiling_keys->begin(), keyed.tiling_keys->end(),
+                                              k.tiling_key) != keyed.tiling_keys->end()) {
+            b.kernels.push_back(k);
+          }
+        }
+        for (uint64_t wanted : keyed.tiling_keys.value_or(std::vector<uint64_t>{})) {
+          const bool built = std::any_of(b.kernels.begin(), b.kernels.end(),
+                                         [&](const auto& k) { return k.tiling_key == wanted; });
+          if (!built && !selective) {
+            return NotFound("op " + op.op + ": binary " + keyed.key + " declares tilingKey " +
+                            std::to_string(wanted) + ", but the kernel library has no entry " +
+                            op.kernel + "_" + std::to_string(wanted));
+          }
+        }
+        if (b.kernels.empty() && !selective) {
+          return InvalidArgument("op " + op.op + ": binary " + keyed.key +
+                                 " selects no entry: the tiling-key lists of its binary values "
+                                 "have no key in common");
+        }
         bool duplicate = false;
         for (const auto& existing : op.binaries)
           duplicate =
@@ -324,6 +521,45 @@ Status WriteOpApi(const fs::path& library, const std::string& package, const fs:
   return OkStatus();
 }
 
+// Writes a C++ source that registers the package's manifest.json text for its linked form, whose
+// kernels are compiled for `linked_soc` (linked_package.h).
+Status EmbedManifest(const fs::path& dir, const std::string& name, const std::string& linked_soc,
+                     const fs::path& output) {
+  const fs::path file = dir / kManifestFileName;
+  TESSERA_ASSIGN_OR_RETURN(const PackageManifest manifest, ParseManifestFile(file));
+  if (manifest.package != name) {
+    return InvalidArgument(file.string() + " is the manifest of package " + manifest.package +
+                           ", not " + name);
+  }
+  if (!IsKnownTarget(linked_soc)) {
+    return InvalidArgument("--linked-soc " + linked_soc +
+                           " is neither an ISA level nor a compute unit tessera knows");
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string delimiter = "tessera_manifest";
+  if (text.str().find(")" + delimiter + "\"") != std::string::npos)
+    return InvalidArgument(file.string() + " contains the raw-string delimiter )" + delimiter);
+  std::string cc =
+      "// Generated by tessera_package_tool --embed-manifest from " + file.string() +
+      ": registers the manifest of operator package " + name + " in its linked form (kernels for " +
+      linked_soc + ").\n" + "#include \"tessera/runtime/linked_package.h\"\n\nnamespace {\n\n" +
+      "constexpr char kManifest[] = R\"" + delimiter + "(" + text.str() + ")" + delimiter +
+      "\";\n\n" + "void Anchor() {}\n\n" + "struct ManifestRegistrar {\n  ManifestRegistrar() {\n" +
+      "    tessera::runtime::RegisterLinkedManifest(\"" + name + "\", \"" + linked_soc +
+      "\", kManifest,\n" +
+      "                                             reinterpret_cast<const void*>(&Anchor));\n" +
+      "  }\n};\nconst ManifestRegistrar registrar;\n\n}  // namespace\n";
+  std::error_code ec;
+  fs::create_directories(output.parent_path(), ec);
+  const fs::path tmp = output.string() + ".tmp";
+  std::ofstream(tmp, std::ios::binary) << cc;
+  fs::rename(tmp, output, ec);
+  if (ec) return Internal("could not write " + output.string() + ": " + ec.message());
+  return OkStatus();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -335,20 +571,48 @@ int main(int argc, char** argv) {
   app.add_option("--version", version, "Package version");
   app.add_option("--ops-lib", ops_lib, "Op library, relative to --dir")->required();
   app.add_option("--kernels", kernels, "SOC=PATH of a kernel library, relative to --dir");
+  std::vector<std::string> tiling_key_items;
+  std::string tiling_keys_option = "TESSERA_TILING_KEYS";
+  app.add_option("--tiling-keys", tiling_key_items,
+                 "Selective build: one item of the tiling-key selection the kernels were compiled "
+                 "with (\"Add:0,1\" or \"0,1\"); repeat per item");
+  app.add_option("--tiling-keys-option", tiling_keys_option,
+                 "Where the selection came from: TESSERA_TILING_KEYS or TILING_KEYS")
+      ->check(CLI::IsMember({"TESSERA_TILING_KEYS", "TILING_KEYS"}));
   std::string api_header, api_source;
   app.add_option("--api-header", api_header,
                  "Write the typed C API header here (and skip the manifest)");
   app.add_option("--api-source", api_source, "Write the typed C API source here");
+  bool embed = false;
+  std::string linked_soc, output;
+  app.add_flag("--embed-manifest", embed,
+               "Write a C++ source registering --dir's manifest.json for the linked form "
+               "(and skip the manifest)");
+  app.add_option("--linked-soc", linked_soc, "With --embed-manifest: the linked kernels' target");
+  app.add_option("--output", output, "With --embed-manifest: the source to write");
   CLI11_PARSE(app, argc, argv);
   Status st;
-  if (!api_header.empty() || !api_source.empty()) {
+  if (embed) {
+    st = linked_soc.empty() || output.empty()
+             ? InvalidArgument("--embed-manifest needs --linked-soc and --output")
+             : EmbedManifest(dir, name, linked_soc, output);
+  } else if (!api_header.empty() || !api_source.empty()) {
     st = api_header.empty() || api_source.empty()
              ? InvalidArgument("--api-header and --api-source go together")
              : WriteOpApi(fs::path(dir) / ops_lib, name, api_header, api_source);
   } else if (kernels.empty()) {
     st = InvalidArgument("--kernels SOC=PATH is required to write a manifest");
   } else {
-    st = Run(dir, name, version, ops_lib, kernels);
+    std::optional<ManifestSelectiveBuild> selection;
+    std::string tiling_keys;
+    for (const std::string& item : tiling_key_items) {
+      if (!tiling_keys.empty()) tiling_keys += ';';
+      tiling_keys += item;
+    }
+    if (!tiling_key_items.empty())
+      selection = ManifestSelectiveBuild{tiling_keys_option, tiling_keys};
+    st = selection ? CheckTilingKeySelection(tiling_keys) : OkStatus();
+    if (st.ok()) st = Run(dir, name, version, ops_lib, kernels, selection);
   }
   if (!st.ok()) {
     std::fprintf(stderr, "tessera_package_tool: %s\n", st.ToString().c_str());

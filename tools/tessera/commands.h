@@ -32,8 +32,15 @@ struct ListOptions {
 };
 void AddOpsCommand(CLI::App& app, ListOptions& options);
 int RunOps(const ListOptions& options);
-void AddPackagesCommand(CLI::App& app, ListOptions& options);
-int RunPackages(const ListOptions& options);
+
+// `tessera packages [--explain OP [call description]]`.
+struct PackagesOptions {
+  bool json = false;
+  std::string explain;  // op type to explain; empty: the search order only
+  OpCallOptions call;   // --shape/--dtype/--attr/...; a call is described when any is given
+};
+void AddPackagesCommand(CLI::App& app, PackagesOptions& options);
+int RunPackages(const PackagesOptions& options);
 
 // "TESSERA_CUSTOM_OPP_PATH[0]", "vendor 'acme'" or "built-in": where a candidate came from.
 std::string OriginText(const runtime::PackageCandidate& candidate);
@@ -47,5 +54,25 @@ struct RunOptions {
 };
 void AddRunCommand(CLI::App& app, RunOptions& options);
 int RunOpCommand(const RunOptions& options);
+
+// `tessera verify PACKAGE_DIR`.
+struct VerifyOptions {
+  std::string dir;
+  bool json = false;
+};
+void AddVerifyCommand(CLI::App& app, VerifyOptions& options);
+int RunVerify(const VerifyOptions& options);
+
+// `tessera bench`: the elewise benchmark cases (bench/elewise/cases) as a table or JSON.
+struct BenchOptions {
+  bool json = false;
+  bool quick = false;  // tiny sizes and few rounds
+  int rounds = 0;      // 0: the default (15, or 3 with --quick)
+  double scale = 0;    // 0: the default (1, or 1/1024 with --quick)
+  std::string filter;
+  bool no_ceiling = false;
+};
+void AddBenchCommand(CLI::App& app, BenchOptions& options);
+int RunBench(const BenchOptions& options);
 
 }  // namespace tessera::cli

@@ -247,6 +247,9 @@ std::vector<OpCallOptions> BuiltinOpCases() {
   add("Sigmoid", {"4099"}, "bfloat16", {});
   add("Muls", {"4099"}, "bfloat16", {"value=0.75"});
   add("Cast", {"4099"}, "bfloat16", {"dst_type=0"});
+  // Row ops (elewise fused operators); gamma is derived from x's last dim.
+  add("RmsNorm", {"37,4096"}, "bfloat16", {"epsilon=1e-5"});
+  add("Softmax", {"37,1000"}, "float32", {});
   return cases;
 }
 

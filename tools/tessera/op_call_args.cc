@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 
+#include "op_reference.h"
 #include "tessera/core/float16.h"
 #include "tessera/device/memory.h"
 #include "tessera/runtime/package_search.h"
@@ -172,10 +173,36 @@ Result<DataType> OutputDtype(const OpCallOptions& options,
   return inputs.empty() ? DataType::kFloat32 : inputs.front();
 }
 
+// Row ops take one --shape (x, or x1 for AddRmsNorm): a missing gamma or beta gets [last dim of
+// x], any other missing input x's shape.
+Status DeriveRowOpShapes(const runtime::OpManifest& op, std::vector<std::string>& shapes) {
+  if (shapes.empty() || shapes.size() >= op.inputs.size()) return OkStatus();
+  TESSERA_ASSIGN_OR_RETURN(const Shape first, ParseShapeOption("--shape", shapes.front()));
+  const std::string row = first.rank() > 0 ? std::to_string(first.dim(first.rank() - 1)) : "";
+  for (size_t i = shapes.size(); i < op.inputs.size(); ++i) {
+    const std::string& name = op.inputs[i].name;
+    shapes.push_back((name == "gamma" || name == "beta") && !row.empty() ? row : shapes.front());
+  }
+  return OkStatus();
+}
+
+// SwiGlu halves the last dim of x (an odd one is left for the op to reject).
+Shape SwiGluOutputShape(const Shape& x) {
+  if (x.rank() == 0 || x.dim(x.rank() - 1) % 2 != 0) return x;
+  std::vector<int64_t> dims(x.dims().begin(), x.dims().end());
+  dims.back() /= 2;
+  return *Shape::Make(dims);
+}
+
 }  // namespace
 
 void AddOpCallOptions(CLI::App* cmd, OpCallOptions& options) {
   cmd->add_option("op", options.op, "Op type, e.g. Add")->required();
+  AddCallDescriptionOptions(cmd, options);
+  cmd->add_flag("--json", options.json, "Print JSON");
+}
+
+void AddCallDescriptionOptions(CLI::App* cmd, OpCallOptions& options) {
   cmd->add_option("--shape", options.shapes, "Shape of one input, e.g. 1024,1024 (once per input)");
   cmd->add_option("--dtype", options.dtype,
                   "Input dtype (float32, float16, bfloat16, int32, ...), or one per input");
@@ -183,7 +210,6 @@ void AddOpCallOptions(CLI::App* cmd, OpCallOptions& options) {
   cmd->add_option("--out-shape", options.out_shape, "Output shape (default: broadcast of inputs)");
   cmd->add_option("--out-dtype", options.out_dtype,
                   "Output dtype (default: attr dst_type, else the input dtype)");
-  cmd->add_flag("--json", options.json, "Print JSON");
 }
 
 Result<runtime::AttrValue> ParseAttrValue(runtime::ManifestAttrType type, const std::string& text) {
@@ -251,7 +277,7 @@ Result<Shape> BroadcastShapes(const std::vector<Shape>& shapes) {
 Result<runtime::PackageSet> LoadPackageSet() {
   TESSERA_ASSIGN_OR_RETURN(
       const runtime::PackageSearch search,
-      runtime::ResolvePackageSearch(runtime::ProcessEnv(), runtime::BuiltinPackageDir()));
+      runtime::ResolvePackageSearchWithLinked(runtime::ProcessEnv(), runtime::BuiltinPackageDir()));
   return runtime::LoadPackages(search);
 }
 
@@ -268,22 +294,24 @@ Result<ResolvedCall> BuildOpCall(const OpCallOptions& options) {
   size_t required = 0;
   for (const auto& p : op.inputs)
     required += p.mode == runtime::ManifestParamMode::kRequired;
-  if (options.shapes.size() < required || options.shapes.size() > op.inputs.size()) {
+  std::vector<std::string> shapes_given = options.shapes;
+  if (IsRowOp(op.op)) TESSERA_RETURN_IF_ERROR(DeriveRowOpShapes(op, shapes_given));
+  if (shapes_given.size() < required || shapes_given.size() > op.inputs.size()) {
     std::string names;
     for (const auto& p : op.inputs)
       names += (names.empty() ? "" : ", ") + p.name + " (" +
                std::string(runtime::ManifestParamModeName(p.mode)) + ")";
-    return InvalidArgument(op.op + " got " + std::to_string(options.shapes.size()) +
+    return InvalidArgument(op.op + " got " + std::to_string(shapes_given.size()) +
                            " --shape options; expected one per input: " + names);
   }
   TESSERA_ASSIGN_OR_RETURN(const std::vector<DataType> dtypes,
-                           ParseInputDtypes(options.dtype, options.shapes.size()));
+                           ParseInputDtypes(options.dtype, shapes_given.size()));
   ResolvedCall rc;
   rc.op = op;
   rc.call.op_type = op.op;
   std::vector<Shape> shapes;
-  for (size_t i = 0; i < options.shapes.size(); ++i) {
-    TESSERA_ASSIGN_OR_RETURN(Shape s, ParseShapeOption("--shape", options.shapes[i]));
+  for (size_t i = 0; i < shapes_given.size(); ++i) {
+    TESSERA_ASSIGN_OR_RETURN(Shape s, ParseShapeOption("--shape", shapes_given[i]));
     shapes.push_back(s);
     rc.call.inputs.push_back(runtime::TensorArg{TensorDesc{dtypes[i], s, Format::kND, {}}});
   }
@@ -293,6 +321,7 @@ Result<ResolvedCall> BuildOpCall(const OpCallOptions& options) {
     TESSERA_ASSIGN_OR_RETURN(out_shape, ParseShapeOption("--out-shape", options.out_shape));
   } else {
     TESSERA_ASSIGN_OR_RETURN(out_shape, BroadcastShapes(shapes));
+    if (op.op == "SwiGlu") out_shape = SwiGluOutputShape(out_shape);
   }
   TESSERA_ASSIGN_OR_RETURN(const DataType out_dtype, OutputDtype(options, rc.call.attrs, dtypes));
   for (size_t i = 0; i < op.outputs.size(); ++i)
@@ -300,7 +329,7 @@ Result<ResolvedCall> BuildOpCall(const OpCallOptions& options) {
         runtime::TensorArg{TensorDesc{out_dtype, out_shape, Format::kND, {}}});
   for (size_t i = 0; i < rc.call.inputs.size(); ++i) {
     if (Status st = rc.call.inputs[i]->desc.StorageBytes().status(); !st.ok()) {
-      return InvalidArgument("--shape '" + options.shapes[i] + "': " + std::string(st.message()));
+      return InvalidArgument("--shape '" + shapes_given[i] + "': " + std::string(st.message()));
     }
   }
   for (const auto& out : rc.call.outputs) {

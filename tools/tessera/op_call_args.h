@@ -36,6 +36,9 @@ struct OpCallOptions {
 
 // Adds OP, --shape, --dtype, --attr, --out-shape, --out-dtype and --json to `cmd`.
 void AddOpCallOptions(CLI::App* cmd, OpCallOptions& options);
+// Adds only --shape, --dtype, --attr, --out-shape and --out-dtype (commands that take the op
+// another way).
+void AddCallDescriptionOptions(CLI::App* cmd, OpCallOptions& options);
 
 // A call resolved against its op's manifest; tensor addresses are null until DeviceBuffers binds
 // them.
@@ -48,7 +51,9 @@ struct ResolvedCall {
 Result<runtime::PackageSet> LoadPackageSet();
 
 // Validates the options against the manifest of the package `options.op` resolves to: one --shape
-// per input (numpy-broadcast into each output's shape unless --out-shape), known dtypes, declared
+// per input (numpy-broadcast into each output's shape unless --out-shape; the row ops take one
+// --shape for x and derive gamma and beta as [last dim], x2 as x1, SwiGlu's y halves the last
+// dim), known dtypes, declared
 // attributes parsed by their declared type, every required attribute present. The output dtype is
 // --out-dtype, else an int attribute "dst_type" (a DataType code, as Cast's), else the first
 // input's. Errors name the option, the text given and what was expected.

@@ -12,6 +12,7 @@ namespace {
 
 #define TESSERA_CLI_OP_NAME(Op) #Op,
 constexpr std::string_view kBuiltinOps[] = {TESSERA_BUILTIN_OPS(TESSERA_CLI_OP_NAME)};
+constexpr std::string_view kRowOps[] = {TESSERA_BUILTIN_ROW_OPS(TESSERA_CLI_OP_NAME)};
 #undef TESSERA_CLI_OP_NAME
 
 bool IsTranscendental(std::string_view op) {
@@ -46,6 +47,15 @@ double SmallestSubnormal(DataType d) {
 
 // Domain of floating inputs per op.
 std::pair<double, double> FloatRange(std::string_view op, size_t index) {
+  if (IsRowOp(op)) {
+    const bool gamma = (op == "AddRmsNorm" && index == 2) || (op != "AddRmsNorm" && index == 1);
+    if (gamma) return {0.5, 1.5};
+    if (op == "LayerNorm" && index == 2) return {-1, 1};  // beta
+    if (op == "LayerNorm") return {1, 5};
+    if (op == "Softmax") return {-8, 8};
+    if (op == "SwiGlu") return {-6, 6};
+    return {-2, 2};
+  }
   if (op == "Exp") return {-10, 10};
   if (op == "Log" || op == "Rsqrt") return {1e-3, 1e3};
   if (op == "Sqrt") return {0, 1e4};
@@ -97,7 +107,132 @@ std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out) {
   return strides;
 }
 
+struct RowRef {
+  std::vector<double> ref;
+  std::vector<double> mag;  // the scale the tolerance applies to
+};
+
+double FloatAttr(const std::map<std::string, runtime::AttrValue>& attrs, const char* name,
+                 double fallback) {
+  const auto it = attrs.find(name);
+  if (it == attrs.end()) return fallback;
+  if (const auto* v = std::get_if<float>(&it->second)) return *v;
+  return fallback;
+}
+
+// Output `index` of row op `op` in double (long double sums), row by row.
+RowRef RowReference(const std::string& op, const std::vector<HostTensor>& in,
+                    const std::map<std::string, runtime::AttrValue>& attrs, size_t index) {
+  const Shape& xs = in[0].desc().shape;
+  const int64_t width = xs.rank() > 0 ? xs.dim(xs.rank() - 1) : 0;
+  const int64_t rows = width > 0 ? in[0].size() / width : 0;
+  const int64_t out_width = op == "SwiGlu" ? width / 2 : width;
+  RowRef r;
+  r.ref.resize(static_cast<size_t>(rows * out_width));
+  r.mag.resize(r.ref.size());
+  const double eps = FloatAttr(attrs, "epsilon", op == "LayerNorm" ? 1e-5 : 1e-6);
+  std::vector<long double> row(static_cast<size_t>(width));
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t base = i * width;
+    for (int64_t k = 0; k < width; ++k) {
+      row[static_cast<size_t>(k)] = in[0].Get(base + k);
+      if (op == "AddRmsNorm") row[static_cast<size_t>(k)] += in[1].Get(base + k);
+    }
+    const auto put = [&](int64_t k, long double v, long double mag) {
+      r.ref[static_cast<size_t>(i * out_width + k)] = static_cast<double>(v);
+      r.mag[static_cast<size_t>(i * out_width + k)] = static_cast<double>(std::fabs(mag));
+    };
+    if (op == "RmsNorm" || op == "AddRmsNorm") {
+      const HostTensor& gamma = in[op == "RmsNorm" ? 1 : 2];
+      long double ss = 0;
+      for (long double v : row)
+        ss += v * v;
+      const long double rstd = 1.0L / std::sqrt(ss / width + eps);
+      for (int64_t k = 0; k < width; ++k) {
+        const long double h = row[static_cast<size_t>(k)];
+        const long double v = index == 1 ? h : h * rstd * gamma.Get(k);
+        put(k, v, v);
+      }
+    } else if (op == "LayerNorm") {
+      long double mean = 0, var = 0;
+      for (long double v : row)
+        mean += v;
+      mean /= width;
+      for (long double v : row)
+        var += (v - mean) * (v - mean);
+      const long double rstd = 1.0L / std::sqrt(var / width + eps);
+      for (int64_t k = 0; k < width; ++k) {
+        const long double x = row[static_cast<size_t>(k)];
+        const long double scaled = (x - mean) * rstd * in[1].Get(k);
+        const long double beta = in[2].Get(k);
+        // fp32 rounding of the mean moves (x - mean) by ~2^-24 |x|.
+        put(k, scaled + beta,
+            std::fabs(scaled) + std::fabs(beta) + std::fabs(x * rstd * in[1].Get(k)) * 0x1p-8L);
+      }
+    } else if (op == "Softmax") {
+      long double m = -INFINITY, sum = 0;
+      for (long double v : row)
+        m = std::max(m, v);
+      for (long double v : row)
+        sum += std::exp(v - m);
+      for (int64_t k = 0; k < width; ++k) {
+        const long double v = std::exp(row[static_cast<size_t>(k)] - m) / sum;
+        put(k, v, v);
+      }
+    } else {  // SwiGlu
+      for (int64_t k = 0; k < out_width; ++k) {
+        const long double a = row[static_cast<size_t>(k)];
+        const long double v = a / (1.0L + std::exp(-a)) * row[static_cast<size_t>(out_width + k)];
+        put(k, v, v);
+      }
+    }
+  }
+  return r;
+}
+
+CheckResult CheckRowOp(const std::string& op, const std::vector<HostTensor>& inputs,
+                       const std::map<std::string, runtime::AttrValue>& attrs,
+                       const HostTensor& out, size_t index) {
+  const DataType od = out.desc().dtype;
+  const RowRef ref = RowReference(op, inputs, attrs, index);
+  CheckResult r;
+  r.ulps = od == DataType::kFloat32 ? 128 : 1;
+  const double tol = r.ulps * Epsilon(od), floor = SmallestSubnormal(od);
+  const int64_t n = std::min<int64_t>(out.size(), static_cast<int64_t>(ref.ref.size()));
+  for (int64_t i = 0; i < n; ++i) {
+    const double want = ref.ref[static_cast<size_t>(i)];
+    const double err = std::fabs(out.Get(i) - want);
+    if (!std::isnan(err)) {
+      r.max_abs_error = std::max(r.max_abs_error, err);
+      if (want != 0) r.max_rel_error = std::max(r.max_rel_error, err / std::fabs(want));
+    }
+    if (!(err <= tol * ref.mag[static_cast<size_t>(i)] + floor)) {
+      if (r.first_mismatch < 0) r.first_mismatch = i;
+      ++r.mismatches;
+    }
+  }
+  r.checked = out.size();
+  r.ok = r.mismatches == 0 && n == out.size();
+  return r;
+}
+
 }  // namespace
+
+bool IsRowOp(std::string_view op) {
+  return std::find(std::begin(kRowOps), std::end(kRowOps), op) != std::end(kRowOps);
+}
+
+void MergeCheck(CheckResult& total, const CheckResult& more) {
+  if (total.first_mismatch < 0 && more.first_mismatch >= 0) {
+    total.first_mismatch = total.checked + more.first_mismatch;
+  }
+  total.ok = total.ok && more.ok;
+  total.checked += more.checked;
+  total.mismatches += more.mismatches;
+  total.max_abs_error = std::max(total.max_abs_error, more.max_abs_error);
+  total.max_rel_error = std::max(total.max_rel_error, more.max_rel_error);
+  total.ulps = std::max(total.ulps, more.ulps);
+}
 
 bool HasReference(std::string_view op) {
   return std::find(std::begin(kBuiltinOps), std::end(kBuiltinOps), op) != std::end(kBuiltinOps);
@@ -123,7 +258,8 @@ void FillRandom(std::string_view op, size_t index, uint32_t seed, HostTensor& t)
 
 CheckResult CheckAgainstReference(const std::string& op, const std::vector<HostTensor>& inputs,
                                   const std::map<std::string, runtime::AttrValue>& attrs,
-                                  const HostTensor& out) {
+                                  const HostTensor& out, size_t index) {
+  if (IsRowOp(op)) return CheckRowOp(op, inputs, attrs, out, index);
   const DataType od = out.desc().dtype;
   double scalar = 0;
   if (const auto it = attrs.find("value"); it != attrs.end()) {

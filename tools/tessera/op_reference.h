@@ -8,6 +8,12 @@
 // plus one for double rounding through float) and 2 for Exp, Log, Rsqrt and Sigmoid (fp32 math
 // within ~1 ulp, then rounded). Adds/Muls round "value" to the output dtype first, as the kernels
 // hold the scalar in the tensor's type.
+//
+// Row ops (computed in fp32 over rows): |got - ref| <= ulps * eps(dtype) * mag + the smallest
+// subnormal, with mag = |ref| (LayerNorm: |normalised * gamma| + |beta|) and ulps 128 for float32
+// (2^-16: fp32 reductions over long rows), 1 for float16 and bfloat16. Their inputs: x in [-2, 2]
+// (Softmax [-8, 8], SwiGlu [-6, 6], LayerNorm [1, 5]), gamma in [0.5, 1.5], beta in [-1, 1];
+// epsilon defaults as the ops' (1e-6, LayerNorm 1e-5).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +29,8 @@ namespace tessera::cli {
 
 // True when `op` is a built-in op type (it then has a reference).
 bool HasReference(std::string_view op);
+// True for the built-in row ops (RmsNorm, AddRmsNorm, LayerNorm, Softmax, SwiGlu).
+bool IsRowOp(std::string_view op);
 
 // Fills `t` with deterministic random values from `seed` inside `op`'s domain for input `index`
 // (e.g. positive for Log, |x2| >= 0.5 for Div); integers in a range where no op overflows.
@@ -38,10 +46,13 @@ struct CheckResult {
   double ulps = 0;           // the tolerance applied (0: exact)
 };
 
-// Compares output `out` of built-in op `op` with the reference over `inputs` and `attrs`.
-// Precondition: HasReference(op); inputs and output shapes as validated by the runtime.
+// Compares output `out` (output number `index` of the op) of built-in op `op` with the
+// reference over `inputs` and `attrs`. Precondition: HasReference(op); inputs and output shapes
+// as validated by the runtime.
 CheckResult CheckAgainstReference(const std::string& op, const std::vector<HostTensor>& inputs,
                                   const std::map<std::string, runtime::AttrValue>& attrs,
-                                  const HostTensor& out);
+                                  const HostTensor& out, size_t index = 0);
+// Merges the check of another output into `total` (first_mismatch stays the first output's).
+void MergeCheck(CheckResult& total, const CheckResult& more);
 
 }  // namespace tessera::cli

@@ -85,14 +85,22 @@ Result<RunReport> RunOpCall(ResolvedCall& rc, int iters, uint32_t seed) {
   report.gbps =
       report.median_us > 0 ? static_cast<double>(report.bytes) / (report.median_us * 1e3) : 0;
 
-  if (HasReference(rc.op.op) && rc.call.outputs.size() == 1) {
-    const runtime::TensorArg& out = rc.call.outputs.front();
-    HostTensor y(out.desc);
-    if (!y.bytes().empty()) {
-      TESSERA_RETURN_IF_ERROR(device::Memcpy(y.bytes().data(), y.bytes().size(), out.address,
-                                             y.bytes().size(), device::MemcpyKind::kDeviceToHost));
+  if (HasReference(rc.op.op)) {
+    for (size_t i = 0; i < rc.call.outputs.size(); ++i) {
+      const runtime::TensorArg& out = rc.call.outputs[i];
+      HostTensor y(out.desc);
+      if (!y.bytes().empty()) {
+        TESSERA_RETURN_IF_ERROR(device::Memcpy(y.bytes().data(), y.bytes().size(), out.address,
+                                               y.bytes().size(),
+                                               device::MemcpyKind::kDeviceToHost));
+      }
+      const CheckResult c = CheckAgainstReference(rc.op.op, inputs, rc.call.attrs, y, i);
+      if (report.check) {
+        MergeCheck(*report.check, c);
+      } else {
+        report.check = c;
+      }
     }
-    report.check = CheckAgainstReference(rc.op.op, inputs, rc.call.attrs, y);
   }
   return report;
 }

@@ -26,8 +26,8 @@ struct RunReport {
 };
 
 // Allocates device tensors for `rc.call`, uploads inputs filled by FillRandom(seed), calls the op
-// once cold and then `iters` times (iters >= 1), and checks output 0 against the reference when the
-// op has one. Every runtime failure is the returned Status.
+// once cold and then `iters` times (iters >= 1), and checks every output against the reference
+// when the op has one. Every runtime failure is the returned Status.
 Result<RunReport> RunOpCall(ResolvedCall& rc, int iters, uint32_t seed);
 
 }  // namespace tessera::cli

@@ -11,13 +11,24 @@
 //
 // and once per library (in any one source): TESSERA_KERNEL_LIBRARY(). Kernel libraries are built
 // with hidden visibility (the CMake package function does this), so each library keeps its own
-// entry list and exports only `tessera_kernel_entries`.
+// entry list and exports only `tessera_kernel_entries`; a linked package (TESSERA_LINKED_PACKAGE)
+// registers its list with the runtime instead (linked_package.h).
+//
+// Selective builds: when TESSERA_SELECTED_TILING_KEYS is defined (tessera_add_op_package does it
+// from TESSERA_TILING_KEYS or TILING_KEYS) to a selection over kernel names such as
+// "add_custom:0,1;cast:3" (items separated by ';' or ' ') or "0,1" (every kernel not named), an
+// entry outside it is neither
+// registered nor instantiated: its function template is never compiled.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "tessera/runtime/linked_package.h"
 
 namespace tessera::runtime {
 
@@ -31,16 +42,18 @@ struct KernelEntryInfo {
   KernelEntryFn fn;
 };
 
-// Signature of the exported listing function.
-using KernelEntriesFn = const KernelEntryInfo* (*)(size_t* count);
+// Name of the exported listing function (a KernelEntriesFn, linked_package.h).
 inline constexpr const char* kKernelEntriesSymbol = "tessera_kernel_entries";
 
-namespace detail {
-
+// One entry list per package (see TESSERA_PACKAGE_NAMESPACE in linked_package.h).
+namespace detail::TESSERA_PACKAGE_NAMESPACE {
 inline std::vector<KernelEntryInfo>& LibraryEntries() {
-  static std::vector<KernelEntryInfo> entries;  // one per library: kernel libraries hide symbols
+  static std::vector<KernelEntryInfo> entries;
   return entries;
 }
+}  // namespace detail::TESSERA_PACKAGE_NAMESPACE
+
+namespace detail {
 
 template <class... Params>
 constexpr uint32_t Arity(void (*)(Params...)) {
@@ -57,10 +70,63 @@ void Trampoline(uint8_t* const* args) {
   CallWithArgs<Kernel>(args, std::make_index_sequence<Arity(Kernel)>());
 }
 
+// True when `selection` (see above; empty selects everything) builds entry `key` of `kernel`.
+constexpr bool TilingKeySelected(std::string_view selection, std::string_view kernel,
+                                 uint64_t key) {
+  if (selection.empty()) return true;
+  // The keys of the item naming `kernel`, else of the bare item; with neither, every key.
+  std::string_view keys;
+  bool named = false;
+  bool bare = false;
+  while (!selection.empty()) {
+    const size_t end = selection.find_first_of("; ");
+    const std::string_view item = selection.substr(0, end);
+    selection = end == std::string_view::npos ? std::string_view() : selection.substr(end + 1);
+    const size_t colon = item.find(':');
+    if (colon == std::string_view::npos) {
+      if (!named && !item.empty()) {
+        keys = item;
+        bare = true;
+      }
+    } else if (item.substr(0, colon) == kernel) {
+      keys = item.substr(colon + 1);
+      named = true;
+    }
+  }
+  if (!named && !bare) return true;
+  uint64_t value = 0;
+  bool digits = false;
+  for (size_t i = 0; i <= keys.size(); ++i) {
+    if (i < keys.size() && keys[i] >= '0' && keys[i] <= '9') {
+      value = value * 10 + static_cast<uint64_t>(keys[i] - '0');
+      digits = true;
+      continue;
+    }
+    if (digits && value == key) return true;
+    value = 0;
+    digits = false;
+  }
+  return false;
+}
+
+// An entry's function, or none when the selection leaves it out.
+struct SelectedEntry {
+  uint32_t num_args = 0;
+  KernelEntryFn fn = nullptr;
+};
+
 struct EntryRegistrar {
-  EntryRegistrar(const char* kernel, uint64_t key, const char* type, uint32_t num_args,
-                 KernelEntryFn fn) {
-    LibraryEntries().push_back(KernelEntryInfo{kernel, key, type, num_args, fn});
+  EntryRegistrar(const char* kernel, uint64_t key, const char* type, SelectedEntry entry) {
+    if (entry.fn) {
+      TESSERA_PACKAGE_NAMESPACE::LibraryEntries().push_back(
+          KernelEntryInfo{kernel, key, type, entry.num_args, entry.fn});
+    }
+  }
+};
+
+struct LinkedKernelLibraryRegistrar {
+  LinkedKernelLibraryRegistrar(const char* package, KernelEntriesFn list) {
+    RegisterLinkedKernelLibrary(package, list);
   }
 };
 
@@ -70,18 +136,46 @@ struct EntryRegistrar {
 #define TESSERA_ENTRY_CONCAT_INNER_(a, b) a##b
 #define TESSERA_ENTRY_CONCAT_(a, b) TESSERA_ENTRY_CONCAT_INNER_(a, b)
 
-// Registers `fn` (a kernel function taking only GM_ADDR parameters) as entry `kernel`_`key`.
-#define TESSERA_KERNEL_ENTRY(kernel, key, type, ...)                                \
-  static const ::tessera::runtime::detail::EntryRegistrar TESSERA_ENTRY_CONCAT_(    \
-      tessera_entry_, __COUNTER__)(#kernel, key, #type,                             \
-                                   ::tessera::runtime::detail::Arity(&__VA_ARGS__), \
-                                   &::tessera::runtime::detail::Trampoline<&__VA_ARGS__>);
+#ifdef TESSERA_SELECTED_TILING_KEYS
+#define TESSERA_SELECTED_TILING_KEYS_ TESSERA_SELECTED_TILING_KEYS
+#else
+#define TESSERA_SELECTED_TILING_KEYS_ ""
+#endif
 
-// Defines the exported listing function; use in exactly one source of a kernel library.
+// Registers `fn` (a kernel function taking only GM_ADDR parameters) as entry `kernel`_`key`; `key`
+// is a constant expression. The `if constexpr` in a generic lambda keeps an unselected entry's
+// function from being instantiated.
+#define TESSERA_KERNEL_ENTRY(kernel, key, type, ...)                                            \
+  static const ::tessera::runtime::detail::EntryRegistrar TESSERA_ENTRY_CONCAT_(tessera_entry_, \
+                                                                                __COUNTER__)(   \
+      #kernel, key, #type,                                                                      \
+      [](auto selected) -> ::tessera::runtime::detail::SelectedEntry {                          \
+        if constexpr (decltype(selected)::value) {                                              \
+          return {::tessera::runtime::detail::Arity(&__VA_ARGS__),                              \
+                  &::tessera::runtime::detail::Trampoline<&__VA_ARGS__>};                       \
+        } else {                                                                                \
+          return {};                                                                            \
+        }                                                                                       \
+      }(std::bool_constant<::tessera::runtime::detail::TilingKeySelected(                       \
+                            TESSERA_SELECTED_TILING_KEYS_, #kernel, key)>{}));
+
+#define TESSERA_KERNEL_LIBRARY_LIST_BODY_()                                                  \
+  {                                                                                          \
+    auto& entries = ::tessera::runtime::detail::TESSERA_PACKAGE_NAMESPACE::LibraryEntries(); \
+    *count = entries.size();                                                                 \
+    return entries.data();                                                                   \
+  }
+
+// Defines the listing function; use in exactly one source of a kernel library. In a package
+// directory it is exported for the runtime's dlsym; in a linked package it is registered.
+#ifdef TESSERA_LINKED_PACKAGE
+#define TESSERA_KERNEL_LIBRARY()                                                                 \
+  static const ::tessera::runtime::KernelEntryInfo* tessera_linked_kernel_entries(size_t* count) \
+      TESSERA_KERNEL_LIBRARY_LIST_BODY_() static const ::tessera::runtime::detail::              \
+          LinkedKernelLibraryRegistrar tessera_linked_kernel_library(                            \
+              TESSERA_LINKED_PACKAGE, &tessera_linked_kernel_entries);
+#else
 #define TESSERA_KERNEL_LIBRARY()                                                               \
   extern "C" __attribute__((visibility("default"))) const ::tessera::runtime::KernelEntryInfo* \
-  tessera_kernel_entries(size_t* count) {                                                      \
-    auto& entries = ::tessera::runtime::detail::LibraryEntries();                              \
-    *count = entries.size();                                                                   \
-    return entries.data();                                                                     \
-  }
+  tessera_kernel_entries(size_t* count) TESSERA_KERNEL_LIBRARY_LIST_BODY_()
+#endif

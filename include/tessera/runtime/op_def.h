@@ -52,6 +52,9 @@ const char* AttrKindName(AttrKind kind);
 AttrKind KindOf(const AttrValue& value);
 
 using TilingFunc = std::function<Status(TilingContext&)>;
+// Simplified-key mode 2: returns the op's custom key fragment for a call (CANN's GenSimplifiedKey);
+// the runtime prefixes "<OpType>/d=<0|1>,p=<precision>/". Runs after the tiling function.
+using GenSimplifiedKeyFunc = std::function<Result<std::string>(const TilingContext&)>;
 // Computes output descs from input descs and attributes (graph use; the runtime also uses it to
 // check output shapes).
 using InferShapeFunc = std::function<Status(InferShapeContext&)>;
@@ -108,10 +111,23 @@ class OpAttrDef {
     return Set(AttrKind::kFloatList, std::move(v));
   }
 
+  // Simplified-key mode 1: the package holds one binary per declared value of this attribute
+  // (int, bool or string attributes). `tiling_keys` names the kernel entries that binary holds
+  // (the keys the tiling function picks for that value); empty means every entry of the kernel.
+  OpAttrDef& BinaryValue(const AttrValue& value, std::vector<uint64_t> tiling_keys = {});
+  // Several values, each binary with every entry.
+  OpAttrDef& BinaryValues(const std::vector<AttrValue>& values);
+
+  struct BinaryValueDef {
+    AttrValue value;
+    std::vector<uint64_t> tiling_keys;
+  };
+
   const std::string& name() const { return name_; }
   Option requirement() const { return requirement_; }
   const std::optional<AttrKind>& kind() const { return kind_; }
   const AttrValue& default_value() const { return default_; }
+  const std::vector<BinaryValueDef>& binary_values() const { return binary_values_; }
 
  private:
   OpAttrDef& Set(AttrKind kind, AttrValue value) {
@@ -123,6 +139,7 @@ class OpAttrDef {
   Option requirement_ = Option::OPTIONAL;
   std::optional<AttrKind> kind_;
   AttrValue default_ = int64_t{0};
+  std::vector<BinaryValueDef> binary_values_;
 };
 
 // Per-SoC overrides of some parameters (e.g. fewer dtypes on an older ISA level).
@@ -177,6 +194,22 @@ class OpDef {
   OpDef& AddConfig(const std::string& soc);
   OpDef& AddConfig(const std::string& soc, OpAICoreConfig config);
 
+  // How the runtime builds the simplified key that picks this op's kernel binary
+  // (docs/runtime_packages.md, "Simplified keys"): 0 (default) dtype/format per input and output;
+  // 1 also the values of attributes that declare BinaryValue(s) and dynamic-input counts; 2 a
+  // custom fragment from SetGenSimplifiedKey.
+  OpDef& SimplifiedKeyMode(uint32_t mode) {
+    simplified_key_mode_ = mode;
+    return *this;
+  }
+  // Mode 2: the callback (selects mode 2 as well).
+  OpDef& SetGenSimplifiedKey(GenSimplifiedKeyFunc fn);
+  // Mode 2: one binary is built per declared fragment, holding the entries `tiling_keys` (empty:
+  // every entry of the kernel).
+  OpDef& SimplifiedKey(std::string fragment, std::vector<uint64_t> tiling_keys = {});
+  // Several fragments, each binary with every entry.
+  OpDef& SimplifiedKeys(const std::vector<std::string>& fragments);
+
   const std::string& type() const { return type_; }
   // snake_case of the type: the kernel name (AddCustom -> add_custom).
   std::string KernelName() const;
@@ -186,10 +219,19 @@ class OpDef {
   const TilingFunc& tiling() const { return tiling_; }
   const InferShapeFunc& infer_shape() const { return infer_shape_; }
   std::vector<std::string> socs() const;
+  uint32_t simplified_key_mode() const { return simplified_key_mode_; }
+  const GenSimplifiedKeyFunc& gen_simplified_key() const { return gen_simplified_key_; }
+  struct KeyFragmentDef {
+    std::string fragment;
+    std::vector<uint64_t> tiling_keys;
+  };
+  const std::vector<KeyFragmentDef>& simplified_key_fragments() const { return key_fragments_; }
 
   // Checks the declaration: every list has the same number of columns, Follow targets exist and
   // do not chain into a cycle, names are unique, attributes have kinds, required parameters come
-  // before optional ones where CANN requires it, a tiling function exists, at least one SoC.
+  // before optional ones where CANN requires it, a tiling function exists, at least one SoC, and
+  // the simplified-key declarations fit the mode (binary values of a keyable kind and spelling,
+  // mode 2 with a callback and at least one well-formed fragment).
   Status Validate() const;
 
   // The supported combinations on `soc` (after its overrides, Follow resolved). NotFound when the
@@ -210,6 +252,7 @@ class OpDef {
 
  private:
   const OpParamDef* FindParam(const std::string& name) const;
+  Status ValidateSimplifiedKeys() const;
   std::vector<OpParamDef> Effective(const std::vector<OpParamDef>& base,
                                     const std::vector<OpParamDef>& overrides) const;
 
@@ -222,7 +265,22 @@ class OpDef {
   std::vector<std::pair<std::string, OpAICoreConfig>> configs_;
   uint64_t tiling_schema_hash_ = 0;
   const tiling::TilingSchema* tiling_schema_ = nullptr;
+  uint32_t simplified_key_mode_ = 0;
+  GenSimplifiedKeyFunc gen_simplified_key_;
+  std::vector<KeyFragmentDef> key_fragments_;
 };
+
+// An attribute value as spelled in a mode-1 simplified key: int decimal, bool "true"/"false",
+// string as is. Empty for kinds that cannot select a binary (float, lists).
+std::optional<std::string> SimplifiedKeyValueText(const AttrValue& value);
+
+// The simplified key of a call whose tiling ran in `ctx`, by `op`'s mode: mode 0 and 1 from the
+// context's dtypes/formats (and for 1 the binary-value attributes and dynamic-input counts), mode 2
+// from the op's callback. A failing or throwing callback, and a fragment that is empty, too long,
+// holds '/' (e.g. a whole "<OpType>/..." key) or starts with "d=", give InvalidArgument naming the
+// op.
+Result<std::string> CallSimplifiedKey(const OpDef& op, const TilingContext& ctx,
+                                      bool deterministic);
 
 // Shape inference inputs and outputs.
 class InferShapeContext {

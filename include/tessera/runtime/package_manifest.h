@@ -39,13 +39,29 @@ struct ManifestKernel {
   bool operator==(const ManifestKernel&) const = default;
 };
 
-// One kernel shared library, built for one SoC and one simplified key.
+// A binary built for a subset of its tiling keys (docs/runtime_packages.md, "Selective builds").
+// JSON "selectiveBuild": {"option": ..., "value": ...}.
+struct ManifestSelectiveBuild {
+  // "TESSERA_TILING_KEYS" (configure-time cache variable) or "TILING_KEYS" (argument of
+  // tessera_add_op_package).
+  std::string option;
+  // The selection as given: items separated by ';', each "<Op>:<key>,<key>..." or a bare key list
+  // applying to every op not named: "Add:0,1;Cast:3", "0,1".
+  std::string value;
+
+  bool operator==(const ManifestSelectiveBuild&) const = default;
+};
+
+// One kernel library, built for one SoC, as selected by one simplified key. Several binaries may
+// share a library file; each lists exactly the entries its key selects.
 struct ManifestBinary {
-  std::string soc;             // ISA level, one of KnownSocs() (package_match.h)
+  std::string soc;             // ISA level or compute unit: IsKnownTarget() (package_match.h)
   std::string simplified_key;  // "Add/d=0,p=0/DT_FLOAT,ND/DT_FLOAT,ND/DT_FLOAT,ND"
   std::string bin_path;        // relative to the package directory, staying inside it
   std::string sha256;          // 64 hex digits of the file's SHA-256
+  // The entries in the library; empty only in a selective build that selected none of them.
   std::vector<ManifestKernel> kernels;
+  std::optional<ManifestSelectiveBuild> selective_build;
 
   bool operator==(const ManifestBinary&) const = default;
 };
@@ -86,6 +102,9 @@ struct OpManifest {
   std::string op;                   // op type, CamelCase identifier: "Add"
   std::string kernel;               // kernel name, snake_case identifier: "add"
   uint64_t tiling_schema_hash = 0;  // TilingSchema::hash of the op's tiling struct; JSON "0x..."
+  // How binaries' simplified keys are built: 0, 1 or 2 (package_match.h). JSON
+  // "simplifiedKeyMode", optional, default 0 (written only when not 0).
+  uint32_t simplified_key_mode = 0;
   std::vector<ManifestParam> inputs;
   std::vector<ManifestParam> outputs;
   std::vector<ManifestAttr> attrs;
@@ -111,12 +130,13 @@ std::string_view ManifestAttrTypeName(ManifestAttrType type);      // "int", ...
 const OpManifest* FindOpInManifest(const PackageManifest& manifest, std::string_view op);
 
 // Checks everything a parsed manifest promises: identifiers, unique ops, known SoCs, simplified
-// keys that start with "<op>/" and name known dtypes/formats, unique (soc, simplifiedKey) per op,
+// keys well formed for the op's simplifiedKeyMode (0..2), unique (soc, simplifiedKey) per op,
 // unique tiling keys per binary, 64-hex-digit sha256, relative binPath/tiling_library that stay
 // inside the package, equal dtype/format column counts, attr defaults present exactly for optional
-// attrs and of the attr's type. Errors start "manifest <source>: " and name the JSON path of the
-// bad value, e.g. "ops[0].binaries[1].kernels[0].tilingKey 3 repeats kernels[0]; expected unique
-// tiling keys".
+// attrs and of the attr's type, a selectiveBuild with a known option and a well-formed value, at
+// least one kernel per binary unless it is a selective build. Errors start "manifest <source>: "
+// and name the JSON path of the bad value, e.g. "ops[0].binaries[1].kernels[0].tilingKey 3 repeats
+// kernels[0]; expected unique tiling keys".
 Status ValidateManifest(const PackageManifest& manifest, std::string_view source);
 
 // Parses and validates manifest text; `source` names it in errors (usually the file path).

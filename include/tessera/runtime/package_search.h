@@ -1,6 +1,8 @@
 // Operator package discovery: where packages are searched, in which order, and which op wins.
 //
 // Order (first package that has an op wins):
+//   0. packages linked into the application, in registration order (linked_package.h; only with
+//      ResolvePackageSearchWithLinked);
 //   1. each entry of TESSERA_CUSTOM_OPP_PATH (colon separated, left first);
 //   2. $TESSERA_OPP_PATH/vendors/<name> for each name of `load_priority=` in
 //      $TESSERA_OPP_PATH/vendors/config.ini (high -> low);
@@ -44,18 +46,19 @@ using EnvGetter = std::function<std::optional<std::string>(std::string_view name
 // The process environment (getenv at each call).
 EnvGetter ProcessEnv();
 
-enum class PackageOrigin : uint8_t { kCustomPath, kVendor, kBuiltIn };
+enum class PackageOrigin : uint8_t { kCustomPath, kVendor, kBuiltIn, kLinked };
 
 struct PackageCandidate {
   std::filesystem::path dir;
   PackageOrigin origin = PackageOrigin::kBuiltIn;
   size_t custom_index = 0;  // kCustomPath: index of the entry in TESSERA_CUSTOM_OPP_PATH
   std::string vendor;       // kVendor: the name from load_priority
+  std::string linked;       // kLinked: the package name (`dir` is the file holding it)
   bool used = false;        // a directory with a manifest.json (and, after loading, a valid one)
   std::string reason;       // why it is not used; empty when used
 
-  // "TESSERA_CUSTOM_OPP_PATH[0] /a", "vendor 'acme' /opp/vendors/acme", "built-in /usr/.../ops";
-  // an empty directory shows as "<empty>".
+  // "TESSERA_CUSTOM_OPP_PATH[0] /a", "vendor 'acme' /opp/vendors/acme", "built-in /usr/.../ops",
+  // "linked into the application: my_pkg (/app/bin/app)"; an empty directory shows as "<empty>".
   std::string Describe() const;
 };
 
@@ -73,6 +76,12 @@ struct PackageSearch {
 Result<PackageSearch> ResolvePackageSearch(const EnvGetter& env,
                                            const std::filesystem::path& builtin_dir);
 
+// ResolvePackageSearch preceded by one candidate per package linked into the application
+// (ListLinkedPackages(), registration order). A linked package that is incomplete is kept unused
+// with the reason; repeated registrations add warnings. This is the search the runtime uses.
+Result<PackageSearch> ResolvePackageSearchWithLinked(const EnvGetter& env,
+                                                     const std::filesystem::path& builtin_dir);
+
 // A package whose manifest parsed and validated.
 struct LoadedPackage {
   PackageCandidate candidate;
@@ -85,9 +94,10 @@ struct PackageSet {
   std::vector<std::string> warnings;       // the search's warnings plus rejected manifests
 };
 
-// Parses the manifest of every used candidate. A manifest that fails is not fatal: its candidate
-// becomes unused with reason "manifest rejected: <error>", a warning is added, and the search goes
-// on (as CANN goes on when a binary_info_config.json fails to load).
+// Parses the manifest of every used candidate; a linked package's manifest is the text embedded in
+// it, keeping only the binaries of the SoC its kernels were compiled for. A manifest that fails is
+// not fatal: its candidate becomes unused with reason "manifest rejected: <error>", a warning is
+// added, and the search goes on (as CANN goes on when a binary_info_config.json fails to load).
 PackageSet LoadPackages(const PackageSearch& search);
 
 struct OpMatch {

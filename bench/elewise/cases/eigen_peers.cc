@@ -5,7 +5,7 @@
 
 #include "tessera/device/device.h"
 
-namespace bench {
+namespace tessera::bench {
 namespace {
 
 Eigen::ThreadPoolDevice& Device() {
@@ -79,4 +79,4 @@ void EigenSoftmax(const float* x, float* out, int64_t rows, int64_t cols) {
   om.device(Device()) = om * s.inverse().reshape(col_shape).broadcast(bcast_cols);
 }
 
-}  // namespace bench
+}  // namespace tessera::bench

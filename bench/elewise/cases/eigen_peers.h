@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace bench {
+namespace tessera::bench {
 
 void EigenFma(const float* a, const float* b, const float* c, float* out, int64_t n);
 void EigenSigmoid(const float* x, float* out, int64_t n);
@@ -17,4 +17,4 @@ void EigenRmsNormBf16(const void* x, const void* gamma, void* out, int64_t rows,
                       float eps);
 void EigenSoftmax(const float* x, float* out, int64_t rows, int64_t cols);
 
-}  // namespace bench
+}  // namespace tessera::bench

@@ -1,0 +1,552 @@
+#include "cases.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "tessera/core/float16.h"
+#include "tessera/device/device.h"
+#include "tessera/device/launch.h"
+#include "tessera/device/memory.h"
+#include "tessera/elewise/elewise.h"
+#include "tessera/elewise/ops.h"
+
+#if TESSERA_BENCH_HAVE_EIGEN
+#include "eigen_peers.h"
+#endif
+
+namespace tessera::bench {
+namespace {
+
+using namespace tessera::elewise;
+namespace tdev = tessera::device;
+
+constexpr int64_t kElements = int64_t{64} << 20;
+constexpr int64_t kRows = 16384;
+constexpr int64_t kCols = 4096;
+constexpr float kEpsilon = 1e-6f;
+// Elements of the in-cache slice (4 MiB in + 4 MiB out: L2/L3-resident) and launches per timing.
+constexpr int64_t kInCacheElements = int64_t{1} << 20;
+constexpr int kInCacheRepeats = 10;
+
+// ---- operators under test ------------------------------------------------------------------
+
+struct FmaCompute {
+  template <template <class> class T>
+  constexpr auto Compute() const {
+    auto a = PlaceHolder<1, T<float>>();
+    auto b = PlaceHolder<2, T<float>>();
+    auto c = PlaceHolder<3, T<float>>();
+    auto out = PlaceHolder<4, T<float>, ParamUsage::OUT>();
+    return (out = a * b + c);
+  }
+};
+
+struct SigmoidCompute {
+  template <template <class> class T>
+  constexpr auto Compute() const {
+    auto x = PlaceHolder<1, T<float>>();
+    auto out = PlaceHolder<2, T<float>, ParamUsage::OUT>();
+    return (out = Sigmoid(x));
+  }
+};
+
+struct GeluCompute {
+  template <template <class> class T>
+  constexpr auto Compute() const {
+    auto x = PlaceHolder<1, T<float>>();
+    auto out = PlaceHolder<2, T<float>, ParamUsage::OUT>();
+    return (out = Gelu(x));
+  }
+};
+
+template <class C>
+using Op = DeviceAdapter<KernelBuilder<BlockBuilder<C>>>;
+
+// ---- device buffers with random data ----------------------------------------------------------
+
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() {
+    if (ptr_ != nullptr) (void)tdev::Free(ptr_);
+  }
+  // `count` values uniform in [-2, 2) (fp32, or rounded to bfloat16 when bf16).
+  Status Fill(int64_t count, bool bf16, uint32_t seed) {
+    const size_t bytes = static_cast<size_t>(count) * (bf16 ? 2 : 4);
+    TESSERA_ASSIGN_OR_RETURN(ptr_, tdev::Malloc(bytes));
+    std::vector<char> host(bytes);
+    uint32_t s = seed;
+    for (int64_t i = 0; i < count; ++i) {
+      s = s * 1664525u + 1013904223u;
+      const float v = static_cast<float>(s >> 8) * (1.0f / 16777216.0f) * 4.0f - 2.0f;
+      if (bf16) {
+        const uint16_t b = FloatToBfloat16Bits(v);
+        std::memcpy(host.data() + i * 2, &b, 2);
+      } else {
+        std::memcpy(host.data() + i * 4, &v, 4);
+      }
+    }
+    return tdev::Memcpy(ptr_, bytes, host.data(), bytes, tdev::MemcpyKind::kHostToDevice);
+  }
+  float* f() const { return static_cast<float*>(ptr_); }
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
+TensorArg Tensor2(void* p, DataType t, std::vector<int64_t> dims) {
+  return TensorArg{p, t, *Shape::Make(dims), 0};
+}
+
+// ---- limits: plain SIMD loops with streaming stores ----------------------------------------
+
+std::pair<int64_t, int64_t> Slice(int64_t n) {
+  const int64_t per = (n / tdev::GetBlockNum() + 63) / 64 * 64;
+  const int64_t begin = std::min<int64_t>(n, per * tdev::GetBlockIdx());
+  return {begin, std::min<int64_t>(n, begin + per)};
+}
+
+// out = a * b + c: 3 reads, 1 write.
+void Fma3Kernel(float* out, const float* a, const float* b, const float* c, int64_t n) {
+  auto [i, end] = Slice(n);
+#if defined(__x86_64__)
+  for (; i < end && reinterpret_cast<uintptr_t>(out + i) % 16 != 0; ++i)
+    out[i] = a[i] * b[i] + c[i];
+  for (; i + 4 <= end; i += 4) {
+    const __m128 r =
+        _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(a + i), _mm_loadu_ps(b + i)), _mm_loadu_ps(c + i));
+    _mm_stream_ps(out + i, r);
+  }
+  _mm_sfence();
+#endif
+  for (; i < end; ++i)
+    out[i] = a[i] * b[i] + c[i];
+}
+
+// out = x (bytes): 1 read, 1 write.
+void CopyKernel(char* out, const char* x, int64_t bytes) {
+  auto [i, end] = Slice(bytes);
+#if defined(__x86_64__)
+  for (; i < end && reinterpret_cast<uintptr_t>(out + i) % 16 != 0; ++i)
+    out[i] = x[i];
+  for (; i + 16 <= end; i += 16) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(out + i),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
+  }
+  _mm_sfence();
+#endif
+  for (; i < end; ++i)
+    out[i] = x[i];
+}
+
+tdev::LaunchConfig LimitConfig(const char* name) {
+  return tdev::LaunchConfig{tdev::WorkerThreads(), tdev::KernelType::kAiv, name, false};
+}
+
+Status CopyLimit(const tdev::Stream& s, void* out, const void* in, int64_t bytes) {
+  return tdev::Launch(LimitConfig("limit_copy"), CopyKernel, s, static_cast<char*>(out),
+                      static_cast<const char*>(in), bytes);
+}
+
+double Seconds(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class F>
+Result<double> TimedLaunch(const tdev::Stream& s, F&& launch) {
+  const auto t0 = std::chrono::steady_clock::now();
+  TESSERA_RETURN_IF_ERROR(launch());
+  TESSERA_RETURN_IF_ERROR(s.Synchronize());
+  return Seconds(t0);
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// ---- the cases -----------------------------------------------------------------------------
+
+class FmaCase final : public Case {
+ public:
+  explicit FmaCase(int64_t n)
+      : Case("fma_f32", "a*b+c fp32", {n}, "float32", 16.0 * static_cast<double>(n)), n_(n) {}
+  Status Init() {
+    TESSERA_RETURN_IF_ERROR(a_.Fill(n_, false, 1));
+    TESSERA_RETURN_IF_ERROR(b_.Fill(n_, false, 2));
+    TESSERA_RETURN_IF_ERROR(c_.Fill(n_, false, 3));
+    TESSERA_RETURN_IF_ERROR(out_.Fill(n_, false, 4));
+    args_ = ArgumentsBuilder{}
+                .inputOutput(Tensor2(a_.get(), DataType::kFloat32, {n_}),
+                             Tensor2(b_.get(), DataType::kFloat32, {n_}),
+                             Tensor2(c_.get(), DataType::kFloat32, {n_}),
+                             Tensor2(out_.get(), DataType::kFloat32, {n_}))
+                .build();
+    const int64_t m = InCacheElements();
+    small_args_ = ArgumentsBuilder{}
+                      .inputOutput(Tensor2(a_.get(), DataType::kFloat32, {m}),
+                                   Tensor2(b_.get(), DataType::kFloat32, {m}),
+                                   Tensor2(c_.get(), DataType::kFloat32, {m}),
+                                   Tensor2(out_.get(), DataType::kFloat32, {m}))
+                      .build();
+    return OkStatus();
+  }
+
+ protected:
+  Status ElewiseInCache(const tdev::Stream& s) override { return op_.Run(small_args_, s); }
+  int64_t InCacheElements() const override { return std::min(n_, kInCacheElements); }
+  Status Limit(const tdev::Stream& s) override {
+    return tdev::Launch(LimitConfig("limit_fma"), Fma3Kernel, s, out_.f(),
+                        static_cast<const float*>(a_.f()), static_cast<const float*>(b_.f()),
+                        static_cast<const float*>(c_.f()), n_);
+  }
+  Status Elewise(const tdev::Stream& s) override { return op_.Run(args_, s); }
+  void Eigen() override {
+#if TESSERA_BENCH_HAVE_EIGEN
+    EigenFma(a_.f(), b_.f(), c_.f(), out_.f(), n_);
+#endif
+  }
+
+ private:
+  int64_t n_;
+  Buffer a_, b_, c_, out_;
+  Arguments args_, small_args_;
+  Op<FmaCompute> op_;
+};
+
+template <class C>
+class UnaryCase final : public Case {
+ public:
+  using EigenFn = void (*)(const float*, float*, int64_t);
+  UnaryCase(std::string id, std::string title, int64_t n, EigenFn eigen)
+      : Case(std::move(id), std::move(title), {n}, "float32", 8.0 * static_cast<double>(n)),
+        n_(n),
+        eigen_(eigen) {}
+  Status Init() {
+    TESSERA_RETURN_IF_ERROR(x_.Fill(n_, false, 11));
+    TESSERA_RETURN_IF_ERROR(out_.Fill(n_, false, 12));
+    args_ = ArgumentsBuilder{}
+                .inputOutput(Tensor2(x_.get(), DataType::kFloat32, {n_}),
+                             Tensor2(out_.get(), DataType::kFloat32, {n_}))
+                .build();
+    const int64_t m = InCacheElements();
+    small_args_ = ArgumentsBuilder{}
+                      .inputOutput(Tensor2(x_.get(), DataType::kFloat32, {m}),
+                                   Tensor2(out_.get(), DataType::kFloat32, {m}))
+                      .build();
+    return OkStatus();
+  }
+
+ protected:
+  Status ElewiseInCache(const tdev::Stream& s) override { return op_.Run(small_args_, s); }
+  int64_t InCacheElements() const override { return std::min(n_, kInCacheElements); }
+  Status Limit(const tdev::Stream& s) override {
+    return CopyLimit(s, out_.get(), x_.get(), n_ * 4);
+  }
+  Status Elewise(const tdev::Stream& s) override { return op_.Run(args_, s); }
+  void Eigen() override {
+    if (eigen_ != nullptr) eigen_(x_.f(), out_.f(), n_);
+  }
+
+ private:
+  int64_t n_;
+  EigenFn eigen_;
+  Buffer x_, out_;
+  Arguments args_, small_args_;
+  Op<C> op_;
+};
+
+class RmsNormCase final : public Case {
+ public:
+  RmsNormCase(int64_t rows, bool bf16)
+      : Case(bf16 ? "rmsnorm_bf16" : "rmsnorm_f32", bf16 ? "RMSNorm bf16" : "RMSNorm fp32",
+             {rows, kCols}, bf16 ? "bfloat16" : "float32",
+             (bf16 ? 4.0 : 8.0) * static_cast<double>(rows * kCols)),
+        rows_(rows),
+        bf16_(bf16) {}
+  Status Init() {
+    TESSERA_RETURN_IF_ERROR(x_.Fill(rows_ * kCols, bf16_, 21));
+    TESSERA_RETURN_IF_ERROR(gamma_.Fill(kCols, bf16_, 22));
+    TESSERA_RETURN_IF_ERROR(out_.Fill(rows_ * kCols, bf16_, 23));
+    const DataType t = bf16_ ? DataType::kBfloat16 : DataType::kFloat32;
+    const auto make = [&](int64_t rows) {
+      return ArgumentsBuilder{}
+          .inputOutput(Tensor2(x_.get(), t, {rows, kCols}), Tensor2(gamma_.get(), t, {kCols}),
+                       Tensor2(out_.get(), t, {rows, kCols}))
+          .attr("epsilon", static_cast<double>(kEpsilon))
+          .build();
+    };
+    args_ = make(rows_);
+    small_args_ = make(InCacheElements() / kCols);
+    return OkStatus();
+  }
+
+ protected:
+  Status ElewiseInCache(const tdev::Stream& s) override {
+    return bf16_ ? bf16_op_.Run(small_args_, s) : f32_op_.Run(small_args_, s);
+  }
+  int64_t InCacheElements() const override {
+    return std::min(rows_, kInCacheElements / kCols) * kCols;
+  }
+  Status Limit(const tdev::Stream& s) override {
+    return CopyLimit(s, out_.get(), x_.get(), rows_ * kCols * (bf16_ ? 2 : 4));
+  }
+  Status Elewise(const tdev::Stream& s) override {
+    return bf16_ ? bf16_op_.Run(args_, s) : f32_op_.Run(args_, s);
+  }
+  void Eigen() override {
+#if TESSERA_BENCH_HAVE_EIGEN
+    if (bf16_) {
+      EigenRmsNormBf16(x_.get(), gamma_.get(), out_.get(), rows_, kCols, kEpsilon);
+    } else {
+      EigenRmsNorm(x_.f(), gamma_.f(), out_.f(), rows_, kCols, kEpsilon);
+    }
+#endif
+  }
+
+ private:
+  int64_t rows_;
+  bool bf16_;
+  Buffer x_, gamma_, out_;
+  Arguments args_, small_args_;
+  ops::RmsNorm<float> f32_op_;
+  ops::RmsNorm<bfloat16> bf16_op_;
+};
+
+class SoftmaxCase final : public Case {
+ public:
+  explicit SoftmaxCase(int64_t rows)
+      : Case("softmax_f32", "Softmax fp32", {rows, kCols}, "float32",
+             8.0 * static_cast<double>(rows * kCols)),
+        rows_(rows) {}
+  Status Init() {
+    TESSERA_RETURN_IF_ERROR(x_.Fill(rows_ * kCols, false, 31));
+    TESSERA_RETURN_IF_ERROR(out_.Fill(rows_ * kCols, false, 32));
+    const auto make = [&](int64_t rows) {
+      return ArgumentsBuilder{}
+          .inputOutput(Tensor2(x_.get(), DataType::kFloat32, {rows, kCols}),
+                       Tensor2(out_.get(), DataType::kFloat32, {rows, kCols}))
+          .build();
+    };
+    args_ = make(rows_);
+    small_args_ = make(InCacheElements() / kCols);
+    return OkStatus();
+  }
+
+ protected:
+  Status ElewiseInCache(const tdev::Stream& s) override { return op_.Run(small_args_, s); }
+  int64_t InCacheElements() const override {
+    return std::min(rows_, kInCacheElements / kCols) * kCols;
+  }
+  Status Limit(const tdev::Stream& s) override {
+    return CopyLimit(s, out_.get(), x_.get(), rows_ * kCols * 4);
+  }
+  Status Elewise(const tdev::Stream& s) override { return op_.Run(args_, s); }
+  void Eigen() override {
+#if TESSERA_BENCH_HAVE_EIGEN
+    EigenSoftmax(x_.f(), out_.f(), rows_, kCols);
+#endif
+  }
+
+ private:
+  int64_t rows_;
+  Buffer x_, out_;
+  Arguments args_, small_args_;
+  ops::Softmax<float> op_;
+};
+
+template <class C>
+Result<std::unique_ptr<Case>> Made(std::unique_ptr<C> c) {
+  TESSERA_RETURN_IF_ERROR(c->Init());
+  return std::unique_ptr<Case>(std::move(c));
+}
+
+}  // namespace
+
+Case::Case(std::string id, std::string title, std::vector<int64_t> shape, std::string dtype,
+           double bytes)
+    : id_(std::move(id)),
+      title_(std::move(title)),
+      shape_(std::move(shape)),
+      dtype_(std::move(dtype)),
+      bytes_(bytes) {}
+
+int64_t Case::elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape_)
+    n *= d;
+  return n;
+}
+
+Result<RoundTimes> Case::RunRound(const tdev::Stream& stream, bool ceiling) {
+  RoundTimes t;
+  TESSERA_ASSIGN_OR_RETURN(t.limit, TimedLaunch(stream, [&] { return Limit(stream); }));
+  TESSERA_ASSIGN_OR_RETURN(t.elewise, TimedLaunch(stream, [&] { return Elewise(stream); }));
+  if (EigenAvailable()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Eigen();
+    t.eigen = Seconds(t0);
+  }
+  if (ceiling) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < kInCacheRepeats; ++k)
+      TESSERA_RETURN_IF_ERROR(ElewiseInCache(stream));
+    TESSERA_RETURN_IF_ERROR(stream.Synchronize());
+    t.in_cache_seconds_per_element =
+        Seconds(t0) / (kInCacheRepeats * static_cast<double>(InCacheElements()));
+  }
+  return t;
+}
+
+std::vector<std::string> CaseIds() {
+  return {"fma_f32", "sigmoid_f32", "gelu_f32", "rmsnorm_f32", "rmsnorm_bf16", "softmax_f32"};
+}
+
+Result<std::unique_ptr<Case>> MakeCase(const std::string& id, double scale) {
+  if (!(scale > 0) || !std::isfinite(scale)) {
+    return InvalidArgument("bench: scale must be a positive number, got " + std::to_string(scale));
+  }
+  const auto scaled = [&](int64_t n) -> Result<int64_t> {
+    const double v = std::round(static_cast<double>(n) * scale);
+    if (v < 1) {
+      return InvalidArgument("bench: scale " + std::to_string(scale) + " leaves case " + id +
+                             " with no work");
+    }
+    if (v > static_cast<double>(n) * 64) {
+      return InvalidArgument("bench: scale " + std::to_string(scale) + " is above 64");
+    }
+    return static_cast<int64_t>(v);
+  };
+#if TESSERA_BENCH_HAVE_EIGEN
+  constexpr auto eigen_sigmoid = &EigenSigmoid;
+  constexpr auto eigen_gelu = &EigenGelu;
+#else
+  constexpr void (*eigen_sigmoid)(const float*, float*, int64_t) = nullptr;
+  constexpr void (*eigen_gelu)(const float*, float*, int64_t) = nullptr;
+#endif
+  if (id == "fma_f32") {
+    TESSERA_ASSIGN_OR_RETURN(int64_t n, scaled(kElements));
+    return Made(std::make_unique<FmaCase>(n));
+  }
+  if (id == "sigmoid_f32") {
+    TESSERA_ASSIGN_OR_RETURN(int64_t n, scaled(kElements));
+    return Made(std::make_unique<UnaryCase<SigmoidCompute>>(id, "sigmoid fp32", n, eigen_sigmoid));
+  }
+  if (id == "gelu_f32") {
+    TESSERA_ASSIGN_OR_RETURN(int64_t n, scaled(kElements));
+    return Made(std::make_unique<UnaryCase<GeluCompute>>(id, "gelu (tanh) fp32", n, eigen_gelu));
+  }
+  if (id == "rmsnorm_f32" || id == "rmsnorm_bf16") {
+    TESSERA_ASSIGN_OR_RETURN(int64_t rows, scaled(kRows));
+    return Made(std::make_unique<RmsNormCase>(rows, id == "rmsnorm_bf16"));
+  }
+  if (id == "softmax_f32") {
+    TESSERA_ASSIGN_OR_RETURN(int64_t rows, scaled(kRows));
+    return Made(std::make_unique<SoftmaxCase>(rows));
+  }
+  std::string known;
+  for (const std::string& k : CaseIds())
+    known.append(known.empty() ? "" : ", ").append(k);
+  return InvalidArgument("bench: unknown case '" + id + "'; cases are " + known);
+}
+
+bool EigenAvailable() {
+  return EigenUnavailableReason().empty();
+}
+
+std::string EigenUnavailableReason() {
+#if !TESSERA_BENCH_HAVE_EIGEN
+  return "Eigen 3 was not found when tessera was built";
+#elif TESSERA_BENCH_PEER_NEEDS_AVX2
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+    return "the Eigen peers are compiled for x86-64-v3 and this CPU lacks AVX2/FMA";
+  }
+  return "";
+#else
+  return "";
+#endif
+}
+
+CaseResult Summarize(const Case& c, const std::vector<RoundTimes>& rounds) {
+  std::vector<double> t_limit, t_case, t_eigen, r_limit, r_eigen, t_ceiling;
+  for (const RoundTimes& t : rounds) {
+    t_limit.push_back(t.limit);
+    t_case.push_back(t.elewise);
+    r_limit.push_back(t.limit / t.elewise);
+    if (t.eigen) {
+      t_eigen.push_back(*t.eigen);
+      r_eigen.push_back(*t.eigen / t.elewise);
+    }
+    if (t.in_cache_seconds_per_element) t_ceiling.push_back(*t.in_cache_seconds_per_element);
+  }
+  CaseResult r;
+  r.id = c.id();
+  r.title = c.title();
+  r.shape = c.shape();
+  r.dtype = c.dtype();
+  r.bytes = c.bytes();
+  r.rounds = static_cast<int>(rounds.size());
+  r.gbps = c.bytes() / Median(t_case) * 1e-9;
+  r.limit_gbps = c.bytes() / Median(t_limit) * 1e-9;
+  r.ratio_limit = Median(r_limit);
+  if (!t_eigen.empty()) {
+    r.eigen_gbps = c.bytes() / Median(t_eigen) * 1e-9;
+    r.ratio_eigen = Median(r_eigen);
+  }
+  if (!t_ceiling.empty()) {
+    const double spe = Median(t_ceiling);
+    r.ceiling_gelems = 1e-9 / spe;
+    r.ceiling_gbps = c.bytes() / static_cast<double>(c.elements()) / spe * 1e-9;
+    r.compute_bound = *r.ceiling_gbps < r.limit_gbps;
+  }
+  return r;
+}
+
+Result<CaseResult> Measure(Case& c, const SuiteOptions& options, const tdev::Stream& stream) {
+  if (options.rounds < 1) {
+    return InvalidArgument("bench: rounds must be at least 1, got " +
+                           std::to_string(options.rounds));
+  }
+  // Warm-up: page faults, caches, the workspace and argument pools.
+  TESSERA_RETURN_IF_ERROR(c.RunRound(stream, options.ceiling).status());
+  std::vector<RoundTimes> rounds;
+  for (int k = 0; k < options.rounds; ++k) {
+    TESSERA_ASSIGN_OR_RETURN(RoundTimes t, c.RunRound(stream, options.ceiling));
+    rounds.push_back(t);
+  }
+  return Summarize(c, rounds);
+}
+
+Result<std::vector<CaseResult>> RunSuite(const SuiteOptions& options) {
+  std::vector<std::string> ids;
+  for (const std::string& id : CaseIds()) {
+    if (id.find(options.filter) != std::string::npos) ids.push_back(id);
+  }
+  if (ids.empty()) {
+    std::string known;
+    for (const std::string& k : CaseIds())
+      known.append(known.empty() ? "" : ", ").append(k);
+    return InvalidArgument("bench: filter '" + options.filter + "' matches no case; cases are " +
+                           known);
+  }
+  tdev::Stream stream;
+  std::vector<CaseResult> results;
+  for (const std::string& id : ids) {
+    TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<Case> c, MakeCase(id, options.scale));
+    TESSERA_ASSIGN_OR_RETURN(CaseResult r, Measure(*c, options, stream));
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+}  // namespace tessera::bench

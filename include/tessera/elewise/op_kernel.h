@@ -1,0 +1,136 @@
+// Running an elewise KernelOp as the kernel of a runtime op (an operator package entry).
+//
+// The two halves of DeviceAdapter::Run, split across the runtime's two stages:
+//   host   MakeOpTiling<KernelOp>(args, ub_bytes, cores): the op's tiling function describes its
+//          tensors by shape (no addresses yet), gets the resolved problem, the schedule's config,
+//          the block dim and the workspace size, and stores them in an ElewiseTilingData.
+//   device RunOpBlock<KernelOp>(tiling, gm, workspace): the kernel entry rebuilds the block
+//          params from the GM addresses (inputs then outputs) and runs this block's share
+//          (Schedule::Run for the current block).
+//
+// Each tensor parameter names the GM address it lives at (`arg`) and an element offset from it,
+// so one op tensor can feed several PlaceHolders (e.g. SwiGLU's two halves of x).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "tessera/core/status.h"
+#include "tessera/elewise/arguments.h"
+#include "tessera/elewise/kernel.h"
+#include "tessera/elewise/problem.h"
+#include "tessera/tiling/tiling_data.h"
+
+namespace tessera::elewise::op {
+
+// Limits of the fixed-size tiling struct.
+inline constexpr int kMaxOperands = 16;
+inline constexpr int kMaxAttrs = 8;
+inline constexpr int kScheduleWords = 8;  // the schedule's Config, at most 64 bytes
+
+BEGIN_TILING_DATA_DEF(ElewiseTilingData)
+TILING_DATA_FIELD_DEF(bool, empty)  // every output is empty: the kernel has nothing to do
+TILING_DATA_FIELD_DEF(int64_t, traversal)
+TILING_DATA_FIELD_DEF(int64_t, rows)
+TILING_DATA_FIELD_DEF(int64_t, cols)
+TILING_DATA_FIELD_DEF(int64_t, outputBytes)
+TILING_DATA_FIELD_DEF(int64_t, ubBytes)
+TILING_DATA_FIELD_DEF(int64_t, numOperands)
+TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxOperands, operandArg)     // GM address index; -1: scalar
+TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxOperands, operandOffset)  // elements from that address
+TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxOperands, operandDtype)
+TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxOperands, operandRowStride)
+TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxOperands, operandColStride)
+TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxOperands, operandScalarBits)
+TILING_DATA_FIELD_DEF(int64_t, numAttrs)
+TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxAttrs, attrBits)
+TILING_DATA_FIELD_DEF_ARR(int64_t, kScheduleWords, schedule)  // raw bytes of the Config
+END_TILING_DATA_DEF;
+
+// A tensor parameter described by shape: it lives at GM address `arg` (inputs then outputs of
+// the op) plus `offset` elements; row_stride as in TensorArg (0: dense).
+struct OpTensor {
+  int32_t arg = 0;
+  int64_t offset = 0;
+  DataType dtype = DataType::kFloat32;
+  Shape shape;
+  int64_t row_stride = 0;
+};
+
+// PlaceHolder parameters in order, plus the attributes the Compute and schedule read.
+struct OpArguments {
+  std::vector<std::variant<OpTensor, ScalarArg>> params;
+  Attributes attrs;
+};
+
+// What the op's tiling function reports to the runtime.
+struct OpTiling {
+  ElewiseTilingData data;
+  uint32_t block_dim = 1;
+  uint64_t workspace_bytes = 0;
+};
+
+namespace detail {
+
+// Checks `args` against the program (as DeviceAdapter does) and resolves it. *empty is set when
+// every output has zero elements (then nothing else is checked and the problem is empty).
+Result<Problem> ResolveOpProblem(const tile::ProgramView& program, const OpArguments& args,
+                                 bool* empty);
+// Stores `problem` in `t`; InvalidArgument beyond kMaxOperands / kMaxAttrs.
+Status EncodeProblem(const Problem& problem, const OpArguments& args, uint64_t ub_bytes,
+                     ElewiseTilingData& t);
+// The problem `t` describes, bound to the GM addresses `gm` (inputs then outputs).
+Problem DecodeProblem(const ElewiseTilingData& t, uint8_t* const* gm);
+
+}  // namespace detail
+
+// Host half: the problem, block dim, schedule config and workspace for `args` on a device with
+// `ub_bytes` of UB per block and `cores` vector cores. Errors as DeviceAdapter::can_implement.
+template <class KernelOp>
+Result<OpTiling> MakeOpTiling(const OpArguments& args, uint64_t ub_bytes, uint32_t cores) {
+  using BlockOp = typename KernelOp::BlockOp;
+  using Schedule = typename KernelOp::Schedule;
+  using Config = typename KernelOp::Config;
+  static_assert(std::is_trivially_copyable_v<Config> && sizeof(Config) <= 8 * kScheduleWords,
+                "MakeOpTiling: the schedule's Config must be trivially copyable and at most 64 "
+                "bytes to travel in the tiling data");
+  OpTiling out;
+  bool empty = false;
+  TESSERA_ASSIGN_OR_RETURN(Problem problem,
+                           detail::ResolveOpProblem(BlockOp::Program(), args, &empty));
+  if (empty) {
+    out.data.empty = true;
+    return out;
+  }
+  typename BlockOp::Arguments block{std::move(problem), ub_bytes};
+  TESSERA_RETURN_IF_ERROR(BlockOp::can_implement(block));
+  Config config{};
+  const kernel::ScheduleArguments sargs{block.problem, args.attrs, cores};
+  TESSERA_RETURN_IF_ERROR(Schedule::MakeScheduleConfig(sargs, config));
+  out.block_dim = Schedule::BlockNum(config);
+  if (out.block_dim == 0 || out.block_dim > 65535) {
+    return InvalidArgument("elewise: the schedule asked for " + std::to_string(out.block_dim) +
+                           " blocks; it must be 1..65535");
+  }
+  out.workspace_bytes = BlockOp::get_workspace_size(block, out.block_dim);
+  TESSERA_RETURN_IF_ERROR(detail::EncodeProblem(block.problem, args, ub_bytes, out.data));
+  std::memcpy(out.data.schedule, &config, sizeof(Config));
+  return out;
+}
+
+// Device half, called by every block of the launch: this block's share of the work. `gm` holds
+// the op's GM addresses (inputs then outputs), `workspace` the op's workspace.
+template <class KernelOp>
+void RunOpBlock(const ElewiseTilingData& t, uint8_t* const* gm, void* workspace) {
+  if (t.empty) return;
+  using BlockOp = typename KernelOp::BlockOp;
+  typename BlockOp::Arguments block{detail::DecodeProblem(t, gm), static_cast<uint64_t>(t.ubBytes)};
+  typename KernelOp::Config config;
+  std::memcpy(&config, t.schedule, sizeof(config));
+  KernelOp::Schedule::Run(config, BlockOp::to_params(block, workspace));
+}
+
+}  // namespace tessera::elewise::op

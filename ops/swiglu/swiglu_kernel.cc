@@ -1,0 +1,20 @@
+// Kernel of SwiGlu: one entry per dtype; each block runs its rows of the elewise operator planned
+// by the tiling function (gate and up read as the two halves of x's rows).
+#include "../common/row_op_kernel.h"
+
+namespace tessera::ops {
+namespace {
+
+namespace ew = elewise;
+
+template <class T>
+__global__ __aicore__ void SwiGluEntry(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(ew::op::ElewiseTilingData, t, tiling);
+  uint8_t* const gm[] = {x, y};
+  ew::op::RunOpBlock<typename ew::ops::SwiGlu<T>::KernelOp>(t, gm, workspace);
+}
+
+TESSERA_ROW_OP_ENTRIES(swi_glu, SwiGluEntry)
+
+}  // namespace
+}  // namespace tessera::ops
