@@ -97,8 +97,9 @@ template <class KernelOp>
 Status SetRowOpTiling(runtime::TilingContext& ctx, const elewise::op::OpArguments& args,
                       DataType dtype) {
   const runtime::PlatformInfo& platform = ctx.GetPlatformInfo();
-  Result<elewise::op::OpTiling> t =
-      elewise::op::MakeOpTiling<KernelOp>(args, platform.ub_bytes, platform.aiv_cores);
+  Result<elewise::op::OpTiling> t = elewise::op::MakeOpTiling<KernelOp>(
+      args, static_cast<uint32_t>(ctx.GetInputNum() + ctx.GetOutputNum()), platform.ub_bytes,
+      platform.aiv_cores);
   if (!t.ok()) {
     return Status(t.status().code(), ctx.GetOpType() + ": " + std::string(t.status().message()));
   }

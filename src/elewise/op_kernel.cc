@@ -2,10 +2,12 @@
 
 #include <string>
 
+#include "tessera/device/block.h"
+
 namespace tessera::elewise::op::detail {
 
 Result<Problem> ResolveOpProblem(const tile::ProgramView& program, const OpArguments& args,
-                                 bool* empty) {
+                                 uint32_t gm_count, bool* empty) {
   *empty = false;
   if (args.params.size() > static_cast<size_t>(kMaxOperands)) {
     return InvalidArgument("elewise op: " + std::to_string(args.params.size()) +
@@ -28,6 +30,12 @@ Result<Problem> ResolveOpProblem(const tile::ProgramView& program, const OpArgum
       return InvalidArgument("elewise op: parameter " + std::to_string(i + 1) +
                              " has a negative GM address index " + std::to_string(t.arg));
     }
+    if (static_cast<uint32_t>(t.arg) >= gm_count) {
+      return InvalidArgument("elewise op: parameter " + std::to_string(i + 1) +
+                             " names GM address " + std::to_string(t.arg) +
+                             ", but the kernel entry passes " + std::to_string(gm_count) +
+                             " (the op's inputs then outputs)");
+    }
     if (t.offset < 0) {
       return InvalidArgument("elewise op: parameter " + std::to_string(i + 1) +
                              " has a negative offset " + std::to_string(t.offset));
@@ -46,8 +54,8 @@ Result<Problem> ResolveOpProblem(const tile::ProgramView& program, const OpArgum
   return ResolveProblem(program, bound);
 }
 
-Status EncodeProblem(const Problem& problem, const OpArguments& args, uint64_t ub_bytes,
-                     ElewiseTilingData& t) {
+Status EncodeProblem(const Problem& problem, const OpArguments& args, uint32_t gm_count,
+                     uint64_t ub_bytes, ElewiseTilingData& t) {
   if (problem.attr_bits.size() > static_cast<size_t>(kMaxAttrs)) {
     return InvalidArgument("elewise op: the Compute reads " +
                            std::to_string(problem.attr_bits.size()) +
@@ -59,6 +67,7 @@ Status EncodeProblem(const Problem& problem, const OpArguments& args, uint64_t u
   t.cols = problem.cols;
   t.outputBytes = static_cast<int64_t>(problem.output_bytes);
   t.ubBytes = static_cast<int64_t>(ub_bytes);
+  t.numGm = gm_count;
   t.numOperands = static_cast<int64_t>(problem.operands.size());
   for (size_t i = 0; i < problem.operands.size(); ++i) {
     const block::Operand& op = problem.operands[i];
@@ -76,7 +85,13 @@ Status EncodeProblem(const Problem& problem, const OpArguments& args, uint64_t u
   return OkStatus();
 }
 
-Problem DecodeProblem(const ElewiseTilingData& t, uint8_t* const* gm) {
+Problem DecodeProblem(const ElewiseTilingData& t, std::span<uint8_t* const> gm) {
+  if (gm.size() != static_cast<size_t>(t.numGm)) {
+    device::FailBlock(StatusCode::kInvalidArgument,
+                      "elewise op kernel: the entry passes " + std::to_string(gm.size()) +
+                          " GM addresses, the tiling data was planned for " +
+                          std::to_string(t.numGm));
+  }
   Problem p;
   p.traversal = static_cast<block::Traversal>(t.traversal);
   p.rows = t.rows;

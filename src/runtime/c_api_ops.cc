@@ -1,4 +1,6 @@
 // The two-stage operator calls of the C API.
+#include <cfloat>
+#include <cmath>
 #include <exception>
 #include <memory>
 #include <string>
@@ -114,7 +116,10 @@ tsrAttr FloatAttr(const char* name, double value) {
   tsrAttr attr{};
   attr.name = name;
   attr.type = TSR_ATTR_FLOAT;
-  attr.floatValue = static_cast<float>(value);
+  // Converting a double beyond float's range is undefined: such values become infinities, which
+  // the op's attribute check then rejects by name.
+  const bool overflows = std::isfinite(value) && std::fabs(value) > FLT_MAX;
+  attr.floatValue = overflows ? (value > 0 ? HUGE_VALF : -HUGE_VALF) : static_cast<float>(value);
   return attr;
 }
 

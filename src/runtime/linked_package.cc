@@ -96,14 +96,18 @@ std::string LinkedPackage::Problem() const {
 LinkedPackages ListLinkedPackages() {
   Registry& r = GetRegistry();
   LinkedPackages out;
+  std::vector<const void*> anchors;
   {
     std::lock_guard<std::mutex> lock(r.mu);
     out = r.linked;
-    for (size_t i = 0; i < out.packages.size(); ++i) {
-      const void* anchor = r.anchors[i];
-      if (anchor == nullptr) anchor = reinterpret_cast<const void*>(out.packages[i].ops);
-      out.packages[i].library = LibraryFile(anchor);
-    }
+    anchors = r.anchors;
+  }
+  // dladdr takes the dynamic loader's lock, which dlopen holds while it runs registrars that take
+  // r.mu: naming the files under r.mu could deadlock against a concurrent dlopen.
+  for (size_t i = 0; i < out.packages.size(); ++i) {
+    const void* anchor = anchors[i];
+    if (anchor == nullptr) anchor = reinterpret_cast<const void*>(out.packages[i].ops);
+    out.packages[i].library = LibraryFile(anchor);
   }
   return out;
 }

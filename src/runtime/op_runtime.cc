@@ -331,7 +331,7 @@ const std::string& CacheKey(const OpCall& call) {
   for (const auto& [name, value] : call.attrs)
     b.Attr(name, value);
   const device::ArchSpec& arch = device::CurrentArch();
-  b.Platform(arch.aiv_cores, arch.aic_cores, arch.soc).Deterministic(call.deterministic);
+  b.Platform(arch.aiv_cores, arch.aic_cores, arch.soc, arch.name).Deterministic(call.deterministic);
   return b.key();
 }
 

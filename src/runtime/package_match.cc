@@ -451,6 +451,12 @@ Result<const ManifestKernel*> FindKernelEntry(const ManifestBinary& binary, uint
   const ManifestSelectiveBuild& sel = *binary.selective_build;
   const std::string_view op =
       std::string_view(binary.simplified_key).substr(0, binary.simplified_key.find('/'));
+  // A key the selection includes was built; this binary just does not hold it (e.g. a mode-1
+  // binary listing a subset, or a tiling function returning a key the kernel lacks).
+  const std::optional<std::vector<uint64_t>> selected = SelectedTilingKeys(sel.value, op);
+  if (!selected || std::find(selected->begin(), selected->end(), tiling_key) != selected->end()) {
+    return NotFound(message + "; available tiling keys: " + keys);
+  }
   std::string extended;
   bool added = false;
   for (std::string_view item : Split(sel.value, ';')) {
@@ -466,7 +472,7 @@ Result<const ManifestKernel*> FindKernelEntry(const ManifestBinary& binary, uint
     // The op took the bare list: give it its own item with the bare keys plus the missing one.
     std::string own(op);
     own += ':';
-    for (uint64_t key : SelectedTilingKeys(sel.value, op).value_or(std::vector<uint64_t>{}))
+    for (uint64_t key : *selected)
       own += std::to_string(key) + ",";
     own += k;
     extended = own + ";" + extended;

@@ -85,6 +85,7 @@ struct DefinedOp {
   std::string type;
   uint64_t tiling_schema_hash = 0;
   std::vector<std::string> socs;
+  uint32_t simplified_key_mode = 0;
 };
 
 std::string BinarySubject(const BinaryRef& ref) {
@@ -160,6 +161,7 @@ class Verifier {
     if (defs) {
       CheckOps(*defs);
       CheckTilingHash(*defs);
+      CheckKeyMode(*defs);
       CheckSocCoverage(*defs);
     }
     CheckRunnable();
@@ -465,7 +467,8 @@ class Verifier {
              "the definition in " + manifest_.tiling_library +
                  " is invalid: " + std::string(st.message()));
       }
-      defs.push_back(DefinedOp{def->type(), def->tiling_schema_hash(), def->socs()});
+      defs.push_back(DefinedOp{def->type(), def->tiling_schema_hash(), def->socs(),
+                               def->simplified_key_mode()});
     }
     PassIfClean(
         "op_library", 1,
@@ -514,6 +517,25 @@ class Verifier {
     PassIfClean("tiling_hash", checked,
                 std::to_string(checked) +
                     " op(s): the manifest's tiling struct hash equals the op library's");
+  }
+
+  void CheckKeyMode(const std::vector<DefinedOp>& defs) {
+    size_t checked = 0;
+    for (const DefinedOp& d : defs) {
+      const OpManifest* op = FindOpInManifest(manifest_, d.type);
+      if (op == nullptr) continue;
+      ++checked;
+      if (op->simplified_key_mode != d.simplified_key_mode) {
+        Fail("key_mode", "op " + d.type,
+             "the manifest records simplifiedKeyMode " + std::to_string(op->simplified_key_mode) +
+                 ", but " + manifest_.tiling_library + " declares mode " +
+                 std::to_string(d.simplified_key_mode) +
+                 "; the runtime refuses this op: rebuild the package");
+      }
+    }
+    PassIfClean("key_mode", checked,
+                std::to_string(checked) +
+                    " op(s): the manifest's simplified-key mode equals the op library's");
   }
 
   // Reported per SoC: a package built without some configured SoC usually misses it for every op.

@@ -76,11 +76,12 @@ CacheKeyBuilder& CacheKeyBuilder::Attr(const std::string& name, const AttrValue&
 }
 
 CacheKeyBuilder& CacheKeyBuilder::Platform(uint32_t aiv_cores, uint32_t aic_cores,
-                                           const std::string& soc) {
+                                           const std::string& soc, const std::string& profile) {
   key_ += 'P';
   Int(aiv_cores);
   Int(aic_cores);
   Str(soc);
+  Str(profile);
   return *this;
 }
 

@@ -61,15 +61,17 @@ using StridedRowKernel =
 template <class KernelOp>
 void Entry(const uint8_t* tiling, std::array<uint8_t*, 2> gm, void* workspace) {
   const ElewiseTilingData t = tessera::tiling::GetTilingData<ElewiseTilingData>(tiling);
-  ew::op::RunOpBlock<KernelOp>(t, gm.data(), workspace);
+  ew::op::RunOpBlock<KernelOp>(t, gm, workspace);
 }
 
-// Plans `args`, then launches Entry<KernelOp> over the two GM buffers `in` and `out`.
+// Plans `args` for `gm_count` GM addresses, then launches Entry<KernelOp> over the two GM buffers
+// `in` and `out`.
 template <class KernelOp>
-tessera::Result<ew::op::OpTiling> PlanAndRun(const OpArguments& args, float* in, float* out) {
+tessera::Result<ew::op::OpTiling> PlanAndRun(const OpArguments& args, float* in, float* out,
+                                             uint32_t gm_count = 2) {
   const td::ArchSpec& arch = td::CurrentArch();
-  TESSERA_ASSIGN_OR_RETURN(ew::op::OpTiling t,
-                           ew::op::MakeOpTiling<KernelOp>(args, arch.ub_bytes, arch.aiv_cores));
+  TESSERA_ASSIGN_OR_RETURN(ew::op::OpTiling t, ew::op::MakeOpTiling<KernelOp>(
+                                                   args, gm_count, arch.ub_bytes, arch.aiv_cores));
   const std::vector<uint8_t> bytes = tessera::tiling::SerializeTiling(t.data);
   TESSERA_ASSIGN_OR_RETURN(void* tiling, td::Malloc(bytes.size()));
   TESSERA_RETURN_IF_ERROR(
@@ -81,12 +83,13 @@ tessera::Result<ew::op::OpTiling> PlanAndRun(const OpArguments& args, float* in,
   const std::array<uint8_t*, 2> gm = {reinterpret_cast<uint8_t*>(in),
                                       reinterpret_cast<uint8_t*>(out)};
   td::Stream stream;
-  TESSERA_RETURN_IF_ERROR(td::Launch(td::LaunchConfig{t.block_dim, td::KernelType::kAiv, "test"},
-                                     &Entry<KernelOp>, stream, static_cast<const uint8_t*>(tiling),
-                                     gm, workspace));
-  TESSERA_RETURN_IF_ERROR(stream.Synchronize());
+  tessera::Status st =
+      td::Launch(td::LaunchConfig{t.block_dim, td::KernelType::kAiv, "test"}, &Entry<KernelOp>,
+                 stream, static_cast<const uint8_t*>(tiling), gm, workspace);
+  if (st.ok()) st = stream.Synchronize();
   TESSERA_RETURN_IF_ERROR(td::Free(tiling));
   if (workspace != nullptr) TESSERA_RETURN_IF_ERROR(td::Free(workspace));
+  TESSERA_RETURN_IF_ERROR(st);
   return t;
 }
 
@@ -197,13 +200,29 @@ TEST(ElewiseOpKernelTest, UserScheduleConfigTravelsInTheTilingData) {
   EXPECT_EQ(wrong, 0u);
 }
 
+TEST(ElewiseOpKernelTest, AnEntryPassingOtherGmAddressesThanPlannedFailsTheLaunch) {
+  const Shape shape = *Shape::Make({5, 9});
+  Buffers buf(45, 45);
+  buf.Upload(Random(45, 3));
+  OpArguments args;
+  args.params = {OpTensor{0, 0, DataType::kFloat32, shape, 0},
+                 OpTensor{1, 0, DataType::kFloat32, shape, 0}};
+  args.attrs.Set("epsilon", 1e-5);
+  auto r = PlanAndRun<UniformRowKernel>(args, buf.in, buf.out, 3);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find(
+                "the entry passes 2 GM addresses, the tiling data was planned for 3"),
+            std::string::npos)
+      << r.status().ToString();
+}
+
 TEST(ElewiseOpKernelTest, EmptyOutputsPlanNothingToDo) {
   const Shape empty = *Shape::Make({0, 7});
   OpArguments args;
   args.params = {OpTensor{0, 0, DataType::kFloat32, empty, 0},
                  OpTensor{1, 0, DataType::kFloat32, empty, 0}};
   args.attrs.Set("epsilon", 1e-5);
-  auto t = ew::op::MakeOpTiling<UniformRowKernel>(args, 1 << 16, 4);
+  auto t = ew::op::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_TRUE(t->data.empty);
   EXPECT_EQ(t->block_dim, 1u);
@@ -218,7 +237,7 @@ TEST(ElewiseOpKernelTest, ErrorsAreTheAdaptersOnes) {
   args.params = {OpTensor{0, 0, DataType::kFloat32, shape, 0},
                  OpTensor{1, 0, DataType::kFloat16, shape, 0}};
   args.attrs.Set("epsilon", 1e-5);
-  auto t = ew::op::MakeOpTiling<UniformRowKernel>(args, 1 << 16, 4);
+  auto t = ew::op::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().ToString().find("parameter 2 has dtype float16, expected float32"),
             std::string::npos)
@@ -226,22 +245,30 @@ TEST(ElewiseOpKernelTest, ErrorsAreTheAdaptersOnes) {
 
   args.params[1] = OpTensor{1, 0, DataType::kFloat32, shape, 0};
   args.attrs = {};
-  t = ew::op::MakeOpTiling<UniformRowKernel>(args, 1 << 16, 4);
+  t = ew::op::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().ToString().find("attribute 'epsilon' is missing"), std::string::npos)
       << t.status().ToString();
 
   args.attrs.Set("epsilon", 1e-5);
   args.params[0] = OpTensor{-1, 0, DataType::kFloat32, shape, 0};
-  t = ew::op::MakeOpTiling<UniformRowKernel>(args, 1 << 16, 4);
+  t = ew::op::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().ToString().find("parameter 1 has a negative GM address index -1"),
             std::string::npos)
       << t.status().ToString();
 
+  args.params[0] = OpTensor{2, 0, DataType::kFloat32, shape, 0};
+  t = ew::op::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().ToString().find("parameter 1 names GM address 2, but the kernel entry "
+                                       "passes 2 (the op's inputs then outputs)"),
+            std::string::npos)
+      << t.status().ToString();
+
   args.params = std::vector<std::variant<OpTensor, ew::ScalarArg>>(
       17, OpTensor{0, 0, DataType::kFloat32, shape, 0});
-  t = ew::op::MakeOpTiling<UniformRowKernel>(args, 1 << 16, 4);
+  t = ew::op::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().ToString().find("17 parameters; an op kernel takes at most 16"),
             std::string::npos)

@@ -497,6 +497,9 @@ TEST(RowOpsTest, AxisAndAttributeErrors) {
   EXPECT_STAGE1_ERROR(tsrRmsNormGetWorkspaceSize(x.t, gamma.t, -1.0, y.t, &ws, &exec),
                       TSR_ERROR_INVALID_ARGUMENT,
                       "RmsNorm: attribute epsilon=-1.000000 must be finite and >= 0");
+  // Beyond float's range: an infinity, rejected by name (not an undefined conversion).
+  EXPECT_STAGE1_ERROR(tsrRmsNormGetWorkspaceSize(x.t, gamma.t, 1e300, y.t, &ws, &exec),
+                      TSR_ERROR_INVALID_ARGUMENT, "RmsNorm: attribute epsilon=inf must be finite");
   const tsrTensor* ins[3] = {x.t, gamma.t, gamma.t};
   const tsrTensor* outs[1] = {y.t};
   tsrAttr axis{};

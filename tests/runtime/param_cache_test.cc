@@ -25,22 +25,25 @@ TEST(CacheKeyTest, EveryFieldThatMattersChangesTheKey) {
   };
   std::set<std::string> keys = {
       key([&](auto& b) {
-        b.Tensor(&a).Tensor(&a).Platform(2, 1, "x86-64-v4").Deterministic(false);
+        b.Tensor(&a).Tensor(&a).Platform(2, 1, "x86-64-v4", "native").Deterministic(false);
       }),
       key([&](auto& b) {
-        b.Tensor(&a).Tensor(&a).Platform(2, 1, "x86-64-v4").Deterministic(true);
+        b.Tensor(&a).Tensor(&a).Platform(2, 1, "x86-64-v4", "native").Deterministic(true);
       }),
       key([&](auto& b) {
-        b.Tensor(&a).Tensor(&a).Platform(48, 24, "x86-64-v4").Deterministic(false);
+        b.Tensor(&a).Tensor(&a).Platform(48, 24, "x86-64-v4", "native").Deterministic(false);
       }),
       key([&](auto& b) {
-        b.Tensor(&a).Tensor(&a).Platform(2, 1, "x86-64-v3").Deterministic(false);
+        b.Tensor(&a).Tensor(&a).Platform(2, 1, "x86-64-v3", "native").Deterministic(false);
       }),
       key([&](auto& b) {
-        b.Tensor(&a).Tensor(nullptr).Platform(2, 1, "x86-64-v4").Deterministic(false);
+        b.Tensor(&a).Tensor(&a).Platform(2, 1, "x86-64-v4", "ascend910b").Deterministic(false);
       }),
       key([&](auto& b) {
-        b.Tensor(&a, 8).Tensor(&a).Platform(2, 1, "x86-64-v4").Deterministic(false);
+        b.Tensor(&a).Tensor(nullptr).Platform(2, 1, "x86-64-v4", "native").Deterministic(false);
+      }),
+      key([&](auto& b) {
+        b.Tensor(&a, 8).Tensor(&a).Platform(2, 1, "x86-64-v4", "native").Deterministic(false);
       }),
   };
   const TensorDesc f16 = Desc(DataType::kFloat16, {4, 8});
@@ -48,8 +51,9 @@ TEST(CacheKeyTest, EveryFieldThatMattersChangesTheKey) {
   const TensorDesc strided = Desc(DataType::kFloat32, {4, 8}, {16, 1});
   const TensorDesc flat = Desc(DataType::kFloat32, {32});
   for (const TensorDesc* t : {&f16, &other_shape, &strided, &flat}) {
-    keys.insert(key(
-        [&](auto& b) { b.Tensor(t).Tensor(&a).Platform(2, 1, "x86-64-v4").Deterministic(false); }));
+    keys.insert(key([&](auto& b) {
+      b.Tensor(t).Tensor(&a).Platform(2, 1, "x86-64-v4", "native").Deterministic(false);
+    }));
   }
   keys.insert(key([&](auto& b) { b.Attr("alpha", 1.0f); }));
   keys.insert(key([&](auto& b) { b.Attr("alpha", 2.0f); }));
@@ -59,7 +63,7 @@ TEST(CacheKeyTest, EveryFieldThatMattersChangesTheKey) {
   keys.insert(key([&](auto& b) { b.Attr("axes", std::vector<int64_t>{1}); }));
   keys.insert(key([&](auto& b) { b.Attr("mode", std::string("ab")).Attr("x", std::string("c")); }));
   keys.insert(key([&](auto& b) { b.Attr("mode", std::string("a")).Attr("x", std::string("bc")); }));
-  EXPECT_EQ(keys.size(), 18u);
+  EXPECT_EQ(keys.size(), 19u);
   EXPECT_NE(CacheKeyBuilder("Add").key(), CacheKeyBuilder("Sub").key());
   // Same description, same key: contiguous strides spelled out equal implicit ones.
   const TensorDesc explicit_strides = Desc(DataType::kFloat32, {4, 8}, {8, 1});

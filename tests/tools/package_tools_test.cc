@@ -476,6 +476,21 @@ TEST_F(VerifyTest, ChangedTilingHashIsNamedWithBothValues) {
   EXPECT_NE(fails[0].message.find("declares " + original), std::string::npos) << fails[0].message;
 }
 
+TEST_F(VerifyTest, ChangedSimplifiedKeyModeIsNamed) {
+  nlohmann::json& op = RandomOp();
+  op["simplifiedKeyMode"] = 1;
+  SaveManifest();
+  const PackageReport r = Verify();
+  EXPECT_FALSE(r.ok());
+  const auto fails = Findings(r, "key_mode", FindingSeverity::kFail);
+  ASSERT_EQ(fails.size(), 1u) << Dump(r);
+  EXPECT_EQ(fails[0].subject, "op " + op["op"].get<std::string>());
+  EXPECT_NE(fails[0].message.find("records simplifiedKeyMode 1, but lib/libbuiltin_ops.so "
+                                  "declares mode 0"),
+            std::string::npos)
+      << fails[0].message;
+}
+
 TEST_F(VerifyTest, UnknownSocNamesTheOpAndBinary) {
   nlohmann::json& op = RandomOp();
   nlohmann::json& b = op["binaries"][rng_() % op["binaries"].size()];

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -38,6 +39,7 @@ TILING_DATA_FIELD_DEF(int64_t, rows)
 TILING_DATA_FIELD_DEF(int64_t, cols)
 TILING_DATA_FIELD_DEF(int64_t, outputBytes)
 TILING_DATA_FIELD_DEF(int64_t, ubBytes)
+TILING_DATA_FIELD_DEF(int64_t, numGm)  // GM addresses the kernel entry passes
 TILING_DATA_FIELD_DEF(int64_t, numOperands)
 TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxOperands, operandArg)     // GM address index; -1: scalar
 TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxOperands, operandOffset)  // elements from that address
@@ -75,22 +77,27 @@ struct OpTiling {
 
 namespace detail {
 
-// Checks `args` against the program (as DeviceAdapter does) and resolves it. *empty is set when
-// every output has zero elements (then nothing else is checked and the problem is empty).
+// Checks `args` against the program (as DeviceAdapter does) and resolves it; every tensor's `arg`
+// must be below `gm_count`. *empty is set when every output has zero elements (then nothing else
+// is checked and the problem is empty).
 Result<Problem> ResolveOpProblem(const tile::ProgramView& program, const OpArguments& args,
-                                 bool* empty);
+                                 uint32_t gm_count, bool* empty);
 // Stores `problem` in `t`; InvalidArgument beyond kMaxOperands / kMaxAttrs.
-Status EncodeProblem(const Problem& problem, const OpArguments& args, uint64_t ub_bytes,
-                     ElewiseTilingData& t);
-// The problem `t` describes, bound to the GM addresses `gm` (inputs then outputs).
-Problem DecodeProblem(const ElewiseTilingData& t, uint8_t* const* gm);
+Status EncodeProblem(const Problem& problem, const OpArguments& args, uint32_t gm_count,
+                     uint64_t ub_bytes, ElewiseTilingData& t);
+// The problem `t` describes, bound to the GM addresses `gm` (inputs then outputs). Fails the block
+// when `gm` does not hold the t.numGm addresses the tiling was planned for.
+Problem DecodeProblem(const ElewiseTilingData& t, std::span<uint8_t* const> gm);
 
 }  // namespace detail
 
 // Host half: the problem, block dim, schedule config and workspace for `args` on a device with
-// `ub_bytes` of UB per block and `cores` vector cores. Errors as DeviceAdapter::can_implement.
+// `ub_bytes` of UB per block and `cores` vector cores; the kernel entry will pass `gm_count` GM
+// addresses (the op's inputs then outputs). Errors as DeviceAdapter::can_implement, and a tensor
+// whose `arg` is not below `gm_count`.
 template <class KernelOp>
-Result<OpTiling> MakeOpTiling(const OpArguments& args, uint64_t ub_bytes, uint32_t cores) {
+Result<OpTiling> MakeOpTiling(const OpArguments& args, uint32_t gm_count, uint64_t ub_bytes,
+                              uint32_t cores) {
   using BlockOp = typename KernelOp::BlockOp;
   using Schedule = typename KernelOp::Schedule;
   using Config = typename KernelOp::Config;
@@ -100,7 +107,7 @@ Result<OpTiling> MakeOpTiling(const OpArguments& args, uint64_t ub_bytes, uint32
   OpTiling out;
   bool empty = false;
   TESSERA_ASSIGN_OR_RETURN(Problem problem,
-                           detail::ResolveOpProblem(BlockOp::Program(), args, &empty));
+                           detail::ResolveOpProblem(BlockOp::Program(), args, gm_count, &empty));
   if (empty) {
     out.data.empty = true;
     return out;
@@ -116,7 +123,7 @@ Result<OpTiling> MakeOpTiling(const OpArguments& args, uint64_t ub_bytes, uint32
                            " blocks; it must be 1..65535");
   }
   out.workspace_bytes = BlockOp::get_workspace_size(block, out.block_dim);
-  TESSERA_RETURN_IF_ERROR(detail::EncodeProblem(block.problem, args, ub_bytes, out.data));
+  TESSERA_RETURN_IF_ERROR(detail::EncodeProblem(block.problem, args, gm_count, ub_bytes, out.data));
   std::memcpy(out.data.schedule, &config, sizeof(Config));
   return out;
 }
@@ -124,7 +131,7 @@ Result<OpTiling> MakeOpTiling(const OpArguments& args, uint64_t ub_bytes, uint32
 // Device half, called by every block of the launch: this block's share of the work. `gm` holds
 // the op's GM addresses (inputs then outputs), `workspace` the op's workspace.
 template <class KernelOp>
-void RunOpBlock(const ElewiseTilingData& t, uint8_t* const* gm, void* workspace) {
+void RunOpBlock(const ElewiseTilingData& t, std::span<uint8_t* const> gm, void* workspace) {
   if (t.empty) return;
   using BlockOp = typename KernelOp::BlockOp;
   typename BlockOp::Arguments block{detail::DecodeProblem(t, gm), static_cast<uint64_t>(t.ubBytes)};

@@ -115,14 +115,17 @@ struct SelectedEntry {
   KernelEntryFn fn = nullptr;
 };
 
+// In the package's own namespace: an inline function whose body differs per package must not
+// share a name across packages (a static link would keep one body for all of them).
+namespace TESSERA_PACKAGE_NAMESPACE {
 struct EntryRegistrar {
   EntryRegistrar(const char* kernel, uint64_t key, const char* type, SelectedEntry entry) {
     if (entry.fn) {
-      TESSERA_PACKAGE_NAMESPACE::LibraryEntries().push_back(
-          KernelEntryInfo{kernel, key, type, entry.num_args, entry.fn});
+      LibraryEntries().push_back(KernelEntryInfo{kernel, key, type, entry.num_args, entry.fn});
     }
   }
 };
+}  // namespace TESSERA_PACKAGE_NAMESPACE
 
 struct LinkedKernelLibraryRegistrar {
   LinkedKernelLibraryRegistrar(const char* package, KernelEntriesFn list) {
@@ -145,19 +148,19 @@ struct LinkedKernelLibraryRegistrar {
 // Registers `fn` (a kernel function taking only GM_ADDR parameters) as entry `kernel`_`key`; `key`
 // is a constant expression. The `if constexpr` in a generic lambda keeps an unselected entry's
 // function from being instantiated.
-#define TESSERA_KERNEL_ENTRY(kernel, key, type, ...)                                            \
-  static const ::tessera::runtime::detail::EntryRegistrar TESSERA_ENTRY_CONCAT_(tessera_entry_, \
-                                                                                __COUNTER__)(   \
-      #kernel, key, #type,                                                                      \
-      [](auto selected) -> ::tessera::runtime::detail::SelectedEntry {                          \
-        if constexpr (decltype(selected)::value) {                                              \
-          return {::tessera::runtime::detail::Arity(&__VA_ARGS__),                              \
-                  &::tessera::runtime::detail::Trampoline<&__VA_ARGS__>};                       \
-        } else {                                                                                \
-          return {};                                                                            \
-        }                                                                                       \
-      }(std::bool_constant<::tessera::runtime::detail::TilingKeySelected(                       \
-                            TESSERA_SELECTED_TILING_KEYS_, #kernel, key)>{}));
+#define TESSERA_KERNEL_ENTRY(kernel, key, type, ...)                                 \
+  static const ::tessera::runtime::detail::TESSERA_PACKAGE_NAMESPACE::EntryRegistrar \
+      TESSERA_ENTRY_CONCAT_(tessera_entry_, __COUNTER__)(                            \
+          #kernel, key, #type,                                                       \
+          [](auto selected) -> ::tessera::runtime::detail::SelectedEntry {           \
+            if constexpr (decltype(selected)::value) {                               \
+              return {::tessera::runtime::detail::Arity(&__VA_ARGS__),               \
+                      &::tessera::runtime::detail::Trampoline<&__VA_ARGS__>};        \
+            } else {                                                                 \
+              return {};                                                             \
+            }                                                                        \
+          }(std::bool_constant<::tessera::runtime::detail::TilingKeySelected(        \
+                                TESSERA_SELECTED_TILING_KEYS_, #kernel, key)>{}));
 
 #define TESSERA_KERNEL_LIBRARY_LIST_BODY_()                                                  \
   {                                                                                          \

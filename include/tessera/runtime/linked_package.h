@@ -33,9 +33,9 @@ using OpDefinitionsFn = const OpFactory* (*)(size_t* count);
 using KernelEntriesFn = const KernelEntryInfo* (*)(size_t* count);
 
 // Registrars of a linked package (called during static initialisation; thread-safe). `package`
-// and `manifest_json` must outlive the process (string literals). A second registration of the
-// same part of the same package (e.g. both the shared and the static form linked) is ignored and
-// reported as a warning by LinkedPackages().
+// and `manifest_json` must outlive the process (string literals; a shared linked library must
+// never be dlclosed). A second registration of the same part of the same package (e.g. both the
+// shared and the static form linked) is ignored and reported as a warning by LinkedPackages().
 void RegisterLinkedOpLibrary(const char* package, OpDefinitionsFn list);
 void RegisterLinkedKernelLibrary(const char* package, KernelEntriesFn list);
 // `soc` is the ISA level or compute unit the linked kernels were compiled for; `anchor` is any

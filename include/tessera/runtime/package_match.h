@@ -89,9 +89,10 @@ std::string BuildCustomSimplifiedKey(std::string_view op_type, bool deterministi
 
 // Checks that `key` has the shape the builder of `mode` produces for op `op_type` (d is 0 or 1, p
 // a decimal number; modes 0/1: at least one tensor, every dtype a CANN name, every format known,
-// counts and attr segments only in mode 1, attr names unique identifiers, values of letters,
-// digits and "_.+-"; mode 2: one valid fragment). The error says which part is wrong and what was
-// expected.
+// counts and attr segments only in mode 1 - a count is accepted on any tensor segment, as the
+// key alone does not say which parameters are dynamic - attr names unique identifiers, values of
+// letters, digits and "_.+-"; mode 2: one valid fragment). The error says which part is wrong and
+// what was expected.
 Status CheckSimplifiedKey(std::string_view key, std::string_view op_type, uint32_t mode = 0);
 
 // Checks a mode-2 fragment: 1..255 bytes of printable ASCII without '/', spaces or a leading "d=",

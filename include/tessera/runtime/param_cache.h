@@ -2,9 +2,10 @@
 // repeated call skips package lookup, binary matching and the tiling function.
 //
 // The key holds everything that affects the result and nothing else: op type, every tensor's
-// dtype, format, shape, strides and view offset, the attribute bytes, the core counts and the
-// deterministic flag - never a device address. Two threads asking for the same missing key build
-// it once: the second waits for the first (oneDNN's primitive cache does the same).
+// dtype, format, shape, strides and view offset, the attribute bytes, the core counts, SoC,
+// device profile and the deterministic flag - never a device address. Two threads asking for the
+// same missing key build it once: the second waits for the first (oneDNN's primitive cache does the
+// same).
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,10 @@ class CacheKeyBuilder {
   CacheKeyBuilder& Reset(const std::string& op_type);
   CacheKeyBuilder& Tensor(const TensorDesc* desc, int64_t view_offset = 0);  // null: absent
   CacheKeyBuilder& Attr(const std::string& name, const AttrValue& value);
-  CacheKeyBuilder& Platform(uint32_t aiv_cores, uint32_t aic_cores, const std::string& soc);
+  // Everything of the platform a tiling function can see: core counts, SoC and the profile (whose
+  // name fixes the on-chip buffer sizes).
+  CacheKeyBuilder& Platform(uint32_t aiv_cores, uint32_t aic_cores, const std::string& soc,
+                            const std::string& profile);
   CacheKeyBuilder& Deterministic(bool on);
   const std::string& key() const { return key_; }
 
