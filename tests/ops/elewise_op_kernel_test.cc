@@ -82,7 +82,8 @@ tessera::Result<ew::op::OpTiling> PlanAndRun(const OpArguments& args, float* in,
   }
   const std::array<uint8_t*, 2> gm = {reinterpret_cast<uint8_t*>(in),
                                       reinterpret_cast<uint8_t*>(out)};
-  td::Stream stream;
+  // An own stream: a kernel failure is sticky on its stream and must not leak into other tests.
+  TESSERA_ASSIGN_OR_RETURN(td::Stream stream, td::Stream::Create());
   tessera::Status st =
       td::Launch(td::LaunchConfig{t.block_dim, td::KernelType::kAiv, "test"}, &Entry<KernelOp>,
                  stream, static_cast<const uint8_t*>(tiling), gm, workspace);
@@ -228,7 +229,8 @@ TEST(ElewiseOpKernelTest, EmptyOutputsPlanNothingToDo) {
   EXPECT_EQ(t->block_dim, 1u);
   EXPECT_EQ(t->workspace_bytes, 0u);
   Buffers buf(0, 0);
-  EXPECT_TRUE(PlanAndRun<UniformRowKernel>(args, buf.in, buf.out).ok());
+  const auto run = PlanAndRun<UniformRowKernel>(args, buf.in, buf.out);
+  EXPECT_TRUE(run.ok()) << run.status().ToString();
 }
 
 TEST(ElewiseOpKernelTest, ErrorsAreTheAdaptersOnes) {
