@@ -268,10 +268,7 @@ tsrStatus tsrCastGetWorkspaceSize(const tsrTensor* x, tsrDataType dstType, tsrTe
                                   uint64_t* workspaceSize, tsrOpExecutor** executor) {
   const tsrTensor* ins[1] = {x};
   const tsrTensor* outs[1] = {y};
-  tsrAttr attr{};
-  attr.name = "dst_type";
-  attr.type = TSR_ATTR_INT;
-  attr.intValue = static_cast<int64_t>(dstType);
+  const tsrAttr attr = IntAttr("dst_type", static_cast<int64_t>(dstType));
   return tsrOpGetWorkspaceSize("Cast", ins, 1, outs, 1, &attr, 1, workspaceSize, executor);
 }
 TSR_DEFINE_RUN(Cast)

@@ -211,6 +211,17 @@ Result<ManifestKernel> ParseKernel(const JsonReader& r, const Json& j, const std
   return kernel;
 }
 
+template <class T, class ParseFn>
+Status ParseList(const JsonReader& r, const Json& object, const std::string& path,
+                 std::string_view key, std::string_view what, ParseFn parse, std::vector<T>& out) {
+  TESSERA_ASSIGN_OR_RETURN(const Json* list, r.Array(object, path, key, what));
+  for (size_t i = 0; i < list->size(); ++i) {
+    TESSERA_ASSIGN_OR_RETURN(T item, parse(r, (*list)[i], At(Key(path, key), i)));
+    out.push_back(std::move(item));
+  }
+  return OkStatus();
+}
+
 Result<ManifestBinary> ParseBinary(const JsonReader& r, const Json& j, const std::string& path) {
   TESSERA_RETURN_IF_ERROR(r.ExpectObject(j, path));
   TESSERA_RETURN_IF_ERROR(r.CheckKeys(
@@ -220,12 +231,8 @@ Result<ManifestBinary> ParseBinary(const JsonReader& r, const Json& j, const std
   TESSERA_ASSIGN_OR_RETURN(binary.simplified_key, r.String(j, path, "simplifiedKey"));
   TESSERA_ASSIGN_OR_RETURN(binary.bin_path, r.String(j, path, "binPath"));
   TESSERA_ASSIGN_OR_RETURN(binary.sha256, r.String(j, path, "sha256"));
-  TESSERA_ASSIGN_OR_RETURN(const Json* kernels, r.Array(j, path, "kernels", "kernel entries"));
-  for (size_t i = 0; i < kernels->size(); ++i) {
-    TESSERA_ASSIGN_OR_RETURN(ManifestKernel kernel,
-                             ParseKernel(r, (*kernels)[i], At(Key(path, "kernels"), i)));
-    binary.kernels.push_back(std::move(kernel));
-  }
+  TESSERA_RETURN_IF_ERROR(
+      ParseList(r, j, path, "kernels", "kernel entries", ParseKernel, binary.kernels));
   if (const auto it = j.find("selectiveBuild"); it != j.end()) {
     const std::string s_path = Key(path, "selectiveBuild");
     TESSERA_RETURN_IF_ERROR(r.ExpectObject(*it, s_path));
@@ -341,17 +348,6 @@ Result<ManifestAttr> ParseAttr(const JsonReader& r, const Json& j, const std::st
     attr.default_value = std::move(value);
   }
   return attr;
-}
-
-template <class T, class ParseFn>
-Status ParseList(const JsonReader& r, const Json& object, const std::string& path,
-                 std::string_view key, std::string_view what, ParseFn parse, std::vector<T>& out) {
-  TESSERA_ASSIGN_OR_RETURN(const Json* list, r.Array(object, path, key, what));
-  for (size_t i = 0; i < list->size(); ++i) {
-    TESSERA_ASSIGN_OR_RETURN(T item, parse(r, (*list)[i], At(Key(path, key), i)));
-    out.push_back(std::move(item));
-  }
-  return OkStatus();
 }
 
 Result<OpManifest> ParseOp(const JsonReader& r, const Json& j, const std::string& path) {
