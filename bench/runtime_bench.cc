@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "builtin_nn.h"  // the built-in package's generated op API (tsrAdd, ...)
 #include "tessera/tessera_nn.h"
 
 namespace {

@@ -4,8 +4,10 @@
 #   <OUTPUT_DIR>/lib/lib<NAME>_ops.so                    op definitions + tiling functions
 #   <OUTPUT_DIR>/kernels/<soc>/lib<NAME>_kernels.so      kernels, one library per SoC
 #   <OUTPUT_DIR>/include/<NAME>_nn.h, lib/lib<NAME>_op_api.so   typed two-stage C API: for each op
-#       tsr_<NAME>_<Op>GetWorkspaceSize(inputs..., attrs..., outputs..., &ws, &executor) and
-#       tsr_<NAME>_<Op>(workspace, ws, executor, stream); link target <NAME>_op_api
+#       <prefix><Op>GetWorkspaceSize(inputs..., attrs..., outputs..., &ws, &executor) and
+#       <prefix><Op>(workspace, ws, executor, stream); prefix tsr_<NAME>_ (API_PREFIX overrides:
+#       the built-in package uses tsr). Link target <NAME>_op_api; its calls are pinned to this
+#       package (found next to the library, never shadowed by the search path).
 #
 #   tessera_add_op_package(NAME builtin
 #     OP_SOURCES ...        # TESSERA_OP_ADD(...) classes and TESSERA_OP_LIBRARY()
@@ -14,6 +16,7 @@
 #     [COMPUTE_UNITS znver3 ...]    # or exact CPU models; default: TESSERA_COMPUTE_UNIT
 #     [LINKED_SOC target]           # linked form's target (default: lowest level / first unit)
 #     [TILING_KEYS Add:0,1 Cast:3]  # selective build; default: TESSERA_TILING_KEYS (empty: all)
+#     [API_PREFIX tsr]              # prefix of the typed C functions
 #     [OUTPUT_DIR dir] [VERSION v] [INSTALL_DESTINATION dir])
 #
 # Each target's kernel library is compiled with -march=<target> (-mcpu for arm CPU models).
@@ -120,7 +123,7 @@ function(_tessera_linked_target targets out)
 endfunction()
 
 function(tessera_add_op_package)
-  cmake_parse_arguments(PKG "" "NAME;VERSION;OUTPUT_DIR;INSTALL_DESTINATION;LINKED_SOC"
+  cmake_parse_arguments(PKG "" "NAME;VERSION;OUTPUT_DIR;INSTALL_DESTINATION;LINKED_SOC;API_PREFIX"
                         "OP_SOURCES;KERNEL_SOURCES;SOCS;COMPUTE_UNITS;TILING_KEYS" ${ARGN})
   if(NOT PKG_NAME)
     message(FATAL_ERROR "tessera_add_op_package: NAME is required")
@@ -253,15 +256,19 @@ function(tessera_add_op_package)
   # <OUTPUT_DIR>/include/<name>_nn.h and library lib/lib<name>_op_api.so.
   set(api_header ${PKG_OUTPUT_DIR}/include/${PKG_NAME}_nn.h)
   set(api_source ${CMAKE_CURRENT_BINARY_DIR}/${PKG_NAME}_op_api.c)
+  set(api_prefix_args "")
+  if(PKG_API_PREFIX)
+    set(api_prefix_args --api-prefix ${PKG_API_PREFIX})
+  endif()
   add_custom_command(OUTPUT ${api_header} ${api_source}
     COMMAND ${tool} --dir ${PKG_OUTPUT_DIR} --name ${PKG_NAME} --ops-lib lib/lib${PKG_NAME}_ops.so
-            --api-header ${api_header} --api-source ${api_source}
+            --api-header ${api_header} --api-source ${api_source} ${api_prefix_args}
     DEPENDS ${ops_target} ${tool}
     COMMENT "Generating the typed C API of operator package ${PKG_NAME}")
   enable_language(C)
   add_library(${PKG_NAME}_op_api SHARED ${api_source} ${api_header})
   target_include_directories(${PKG_NAME}_op_api PUBLIC $<BUILD_INTERFACE:${PKG_OUTPUT_DIR}/include>)
-  target_link_libraries(${PKG_NAME}_op_api PUBLIC tessera::runtime)
+  target_link_libraries(${PKG_NAME}_op_api PUBLIC tessera::runtime PRIVATE ${CMAKE_DL_LIBS} Threads::Threads m)
   set_target_properties(${PKG_NAME}_op_api PROPERTIES
     LIBRARY_OUTPUT_DIRECTORY ${PKG_OUTPUT_DIR}/lib OUTPUT_NAME ${PKG_NAME}_op_api
     BUILD_RPATH "$ORIGIN/../../../.." LINKER_LANGUAGE CXX)

@@ -2,7 +2,7 @@
 #   TESSERA_BUILTIN_OP_SOURCES      op definitions and tiling functions (the op library; host)
 #   TESSERA_BUILTIN_KERNEL_SOURCES  kernels (the kernel library; compiled once per SoC)
 # Op sources need tessera::runtime; kernel sources need tessera::kernel (and the header-only
-# runtime/kernel_entry.h); the row ops (norm/, softmax/, swiglu/) also need tessera::elewise.
+# kernel/kernel_entry.h); the row ops (norm/, softmax/, swiglu/) also need tessera::elewise.
 # Sources include each other relatively: no extra include directory.
 set(TESSERA_BUILTIN_OP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/common/op_library.cc

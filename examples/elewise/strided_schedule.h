@@ -21,7 +21,7 @@ struct StridedConfig {
 template <class BlockOp, class Policy, class Config>
 struct StridedSchedule : tessera::elewise::BaseKernelSchedule<BlockOp, Policy, Config> {
   // Host: fills every field Run reads.
-  static tessera::Status MakeScheduleConfig(const tessera::elewise::kernel::ScheduleArguments& a,
+  static tessera::Status MakeScheduleConfig(const tessera::elewise::grid::ScheduleArguments& a,
                                             Config& cfg) {
     const double blocks = a.attrs.Number("blocks").value_or(a.core_num);
     const double chunk = a.attrs.Number("chunk").value_or(8);

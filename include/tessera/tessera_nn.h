@@ -138,6 +138,14 @@ tsrStatus tsrOpGetWorkspaceSize(const char* opType, const tsrTensor* const* inpu
                                 uint64_t numInputs, const tsrTensor* const* outputs,
                                 uint64_t numOutputs, const tsrAttr* attrs, uint64_t numAttrs,
                                 uint64_t* workspaceSize, tsrOpExecutor** executor);
+/* The same, but only from the package in directory packageDir: no other package can shadow it and
+ * no environment variable is needed to find it. Generated op APIs (<pkg>_nn.h, and builtin_nn.h
+ * with tsrAdd, tsrRmsNorm, ...) call this with their own package's directory. */
+tsrStatus tsrOpGetWorkspaceSizeInPackage(const char* packageDir, const char* opType,
+                                         const tsrTensor* const* inputs, uint64_t numInputs,
+                                         const tsrTensor* const* outputs, uint64_t numOutputs,
+                                         const tsrAttr* attrs, uint64_t numAttrs,
+                                         uint64_t* workspaceSize, tsrOpExecutor** executor);
 /* @returns TSR_ERROR_INVALID_ARGUMENT when workspaceSize is below the required size (the message
  * names both). A single-use executor is released by this call, whatever it returns. */
 tsrStatus tsrOpExecute(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
@@ -163,78 +171,6 @@ typedef struct tsrRuntimeStats {
   uint64_t packageLookups;
 } tsrRuntimeStats;
 tsrStatus tsrGetRuntimeStats(tsrRuntimeStats* stats);
-
-/* Typed functions of the built-in package (the same calls as tsrOpGetWorkspaceSize by name). */
-#define TSR_DECLARE_BINARY_OP(Op)                                                             \
-  tsrStatus tsr##Op##GetWorkspaceSize(const tsrTensor* x1, const tsrTensor* x2, tsrTensor* y, \
-                                      uint64_t* workspaceSize, tsrOpExecutor** executor);     \
-  tsrStatus tsr##Op(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,         \
-                    tsrStream stream);
-#define TSR_DECLARE_UNARY_OP(Op)                                                                 \
-  tsrStatus tsr##Op##GetWorkspaceSize(const tsrTensor* x, tsrTensor* y, uint64_t* workspaceSize, \
-                                      tsrOpExecutor** executor);                                 \
-  tsrStatus tsr##Op(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,            \
-                    tsrStream stream);
-#define TSR_DECLARE_SCALAR_OP(Op)                                                         \
-  tsrStatus tsr##Op##GetWorkspaceSize(const tsrTensor* x, float value, tsrTensor* y,      \
-                                      uint64_t* workspaceSize, tsrOpExecutor** executor); \
-  tsrStatus tsr##Op(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,     \
-                    tsrStream stream);
-
-TSR_DECLARE_BINARY_OP(Add)
-TSR_DECLARE_BINARY_OP(Sub)
-TSR_DECLARE_BINARY_OP(Mul)
-TSR_DECLARE_BINARY_OP(Div)
-TSR_DECLARE_BINARY_OP(Maximum)
-TSR_DECLARE_BINARY_OP(Minimum)
-TSR_DECLARE_UNARY_OP(Abs)
-TSR_DECLARE_UNARY_OP(Exp)
-TSR_DECLARE_UNARY_OP(Log)
-TSR_DECLARE_UNARY_OP(Sqrt)
-TSR_DECLARE_UNARY_OP(Rsqrt)
-TSR_DECLARE_UNARY_OP(Relu)
-TSR_DECLARE_UNARY_OP(Sigmoid)
-TSR_DECLARE_SCALAR_OP(Adds)
-TSR_DECLARE_SCALAR_OP(Muls)
-/* Cast: y receives x converted to dstType (y's dtype must be dstType). */
-tsrStatus tsrCastGetWorkspaceSize(const tsrTensor* x, tsrDataType dstType, tsrTensor* y,
-                                  uint64_t* workspaceSize, tsrOpExecutor** executor);
-tsrStatus tsrCast(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
-                  tsrStream stream);
-
-/* Row ops: elewise fused operators over the last axis of x, for float32, float16 and bfloat16
- * (every tensor of one dtype; computed in fp32, rounded once to the dtype). Rows of any width;
- * wide rows may need a workspace. aclnn's statistics outputs (rstd, mean) are not produced.
- * RmsNorm:    y = x * rsqrt(mean(x^2) + epsilon) * gamma; gamma of shape [x.shape[-1]]. */
-tsrStatus tsrRmsNormGetWorkspaceSize(const tsrTensor* x, const tsrTensor* gamma, double epsilon,
-                                     tsrTensor* y, uint64_t* workspaceSize,
-                                     tsrOpExecutor** executor);
-tsrStatus tsrRmsNorm(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
-                     tsrStream stream);
-/* AddRmsNorm: x = x1 + x2 (rounded to the dtype), y = RmsNorm of the unrounded sum. */
-tsrStatus tsrAddRmsNormGetWorkspaceSize(const tsrTensor* x1, const tsrTensor* x2,
-                                        const tsrTensor* gamma, double epsilon, tsrTensor* y,
-                                        tsrTensor* x, uint64_t* workspaceSize,
-                                        tsrOpExecutor** executor);
-tsrStatus tsrAddRmsNorm(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
-                        tsrStream stream);
-/* LayerNorm:  y = (x - mean) * rsqrt(var + epsilon) * gamma + beta (biased variance). */
-tsrStatus tsrLayerNormGetWorkspaceSize(const tsrTensor* x, const tsrTensor* gamma,
-                                       const tsrTensor* beta, double epsilon, tsrTensor* y,
-                                       uint64_t* workspaceSize, tsrOpExecutor** executor);
-tsrStatus tsrLayerNorm(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
-                       tsrStream stream);
-/* Softmax along axis dim; only the last axis (-1 or rank - 1) is supported. */
-tsrStatus tsrSoftmaxGetWorkspaceSize(const tsrTensor* x, int64_t dim, tsrTensor* y,
-                                     uint64_t* workspaceSize, tsrOpExecutor** executor);
-tsrStatus tsrSoftmax(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
-                     tsrStream stream);
-/* SwiGlu: x's axis dim (the last) splits into halves a | b; y = silu(a) * b, y's last dim half
- * of x's. */
-tsrStatus tsrSwiGluGetWorkspaceSize(const tsrTensor* x, int64_t dim, tsrTensor* y,
-                                    uint64_t* workspaceSize, tsrOpExecutor** executor);
-tsrStatus tsrSwiGlu(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
-                    tsrStream stream);
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,7 @@
 #include "op_keys.h"
 #include "tessera/core/data_type.h"
 #include "tessera/kernel/kernel_operator.h"
-#include "tessera/runtime/kernel_entry.h"
+#include "tessera/kernel/kernel_entry.h"
 #include "tessera/tiling/split.h"
 #include "tessera/tiling/tiling_data.h"
 

@@ -94,10 +94,10 @@ Status DispatchRowType(DataType dtype, Fn&& fn) {
 // Plans elewise operator `KernelOp` over `args` on the context's platform and stores the result:
 // block dim, tiling key (the dtype), ElewiseTilingData, workspace for spilled rows.
 template <class KernelOp>
-Status SetRowOpTiling(runtime::TilingContext& ctx, const elewise::op::OpArguments& args,
+Status SetRowOpTiling(runtime::TilingContext& ctx, const elewise::op_kernel::OpArguments& args,
                       DataType dtype) {
   const runtime::PlatformInfo& platform = ctx.GetPlatformInfo();
-  Result<elewise::op::OpTiling> t = elewise::op::MakeOpTiling<KernelOp>(
+  Result<elewise::op_kernel::OpTiling> t = elewise::op_kernel::MakeOpTiling<KernelOp>(
       args, static_cast<uint32_t>(ctx.GetInputNum() + ctx.GetOutputNum()), platform.ub_bytes,
       platform.aiv_cores);
   if (!t.ok()) {

@@ -7,9 +7,9 @@
 #include "op_keys.h"
 #include "tessera/core/float16.h"
 #include "tessera/elewise/op_kernel.h"
-#include "tessera/elewise/ops.h"
+#include "tessera/elewise/fused.h"
 #include "tessera/kernel/kernel_operator.h"
-#include "tessera/runtime/kernel_entry.h"
+#include "tessera/kernel/kernel_entry.h"
 
 // Registers Entry<float>, Entry<half> and Entry<bfloat16> as entries of `kernel`.
 #define TESSERA_ROW_OP_ENTRIES(kernel, Entry)                                                   \

@@ -10,25 +10,25 @@ namespace ew = elewise;
 template <class T>
 __global__ __aicore__ void RmsNormEntry(GM_ADDR x, GM_ADDR gamma, GM_ADDR y, GM_ADDR workspace,
                                         GM_ADDR tiling) {
-  GET_TILING_DATA_WITH_STRUCT(ew::op::ElewiseTilingData, t, tiling);
+  GET_TILING_DATA_WITH_STRUCT(ew::op_kernel::ElewiseTilingData, t, tiling);
   uint8_t* const gm[] = {x, gamma, y};
-  ew::op::RunOpBlock<typename ew::ops::RmsNorm<T>::KernelOp>(t, gm, workspace);
+  ew::op_kernel::RunOpBlock<typename ew::fused::RmsNorm<T>::KernelOp>(t, gm, workspace);
 }
 
 template <class T>
 __global__ __aicore__ void AddRmsNormEntry(GM_ADDR x1, GM_ADDR x2, GM_ADDR gamma, GM_ADDR y,
                                            GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling) {
-  GET_TILING_DATA_WITH_STRUCT(ew::op::ElewiseTilingData, t, tiling);
+  GET_TILING_DATA_WITH_STRUCT(ew::op_kernel::ElewiseTilingData, t, tiling);
   uint8_t* const gm[] = {x1, x2, gamma, y, x};
-  ew::op::RunOpBlock<typename ew::ops::AddRmsNorm<T>::KernelOp>(t, gm, workspace);
+  ew::op_kernel::RunOpBlock<typename ew::fused::AddRmsNorm<T>::KernelOp>(t, gm, workspace);
 }
 
 template <class T>
 __global__ __aicore__ void LayerNormEntry(GM_ADDR x, GM_ADDR gamma, GM_ADDR beta, GM_ADDR y,
                                           GM_ADDR workspace, GM_ADDR tiling) {
-  GET_TILING_DATA_WITH_STRUCT(ew::op::ElewiseTilingData, t, tiling);
+  GET_TILING_DATA_WITH_STRUCT(ew::op_kernel::ElewiseTilingData, t, tiling);
   uint8_t* const gm[] = {x, gamma, beta, y};
-  ew::op::RunOpBlock<typename ew::ops::LayerNorm<T>::KernelOp>(t, gm, workspace);
+  ew::op_kernel::RunOpBlock<typename ew::fused::LayerNorm<T>::KernelOp>(t, gm, workspace);
 }
 
 TESSERA_ROW_OP_ENTRIES(rms_norm, RmsNormEntry)

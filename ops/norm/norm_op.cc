@@ -1,19 +1,19 @@
 // Op definitions and tiling functions of RmsNorm, AddRmsNorm and LayerNorm: elewise fused
-// operators (tessera/elewise/ops.h) registered as ops. Names follow aclnn: RmsNorm(x, gamma) -> y,
+// operators (tessera/elewise/fused.h) registered as ops. Names follow aclnn: RmsNorm(x, gamma) -> y,
 // AddRmsNorm(x1, x2, gamma) -> y, x, LayerNorm(x, gamma, beta) -> y, each with a float attribute
 // epsilon. The statistics outputs of aclnn (rstd, mean) are not produced.
 #include <string>
 #include <vector>
 
 #include "../common/row_op_common.h"
-#include "tessera/elewise/ops.h"
+#include "tessera/elewise/fused.h"
 #include "tessera/runtime/op_registration.h"
 
 namespace tessera::ops {
 namespace {
 
-using elewise::op::OpArguments;
-using elewise::op::OpTensor;
+using elewise::op_kernel::OpArguments;
+using elewise::op_kernel::OpTensor;
 using runtime::TilingContext;
 
 // Every output has x's shape and dtype.
@@ -36,7 +36,7 @@ void DeclareNorm(runtime::OpDef& def, const std::vector<const char*>& inputs,
     def.Output(out).ParamType(runtime::REQUIRED).DataType(kRowOpTypes).Format(nd);
   def.Attr("epsilon").AttrType(runtime::OPTIONAL).Float(eps);
   def.SetInferShape(SameAsFirstInput);
-  def.TilingDataType<elewise::op::ElewiseTilingData>();
+  def.TilingDataType<elewise::op_kernel::ElewiseTilingData>();
   for (const char* soc : kBuiltinSocs)
     def.AddConfig(soc);
 }
@@ -79,7 +79,7 @@ Status RmsNormTiling(TilingContext& ctx) {
   args.params = {Arg(0, x), Arg(1, gamma), Arg(2, y)};
   args.attrs.Set("epsilon", static_cast<double>(eps));
   return DispatchRowType(x.dtype, [&]<class T>(T) {
-    return SetRowOpTiling<typename elewise::ops::RmsNorm<T>::KernelOp>(ctx, args, x.dtype);
+    return SetRowOpTiling<typename elewise::fused::RmsNorm<T>::KernelOp>(ctx, args, x.dtype);
   });
 }
 
@@ -97,7 +97,7 @@ Status AddRmsNormTiling(TilingContext& ctx) {
   args.params = {Arg(0, x1), Arg(1, x2), Arg(2, gamma), Arg(4, x), Arg(3, y)};
   args.attrs.Set("epsilon", static_cast<double>(eps));
   return DispatchRowType(x1.dtype, [&]<class T>(T) {
-    return SetRowOpTiling<typename elewise::ops::AddRmsNorm<T>::KernelOp>(ctx, args, x1.dtype);
+    return SetRowOpTiling<typename elewise::fused::AddRmsNorm<T>::KernelOp>(ctx, args, x1.dtype);
   });
 }
 
@@ -115,7 +115,7 @@ Status LayerNormTiling(TilingContext& ctx) {
   args.params = {Arg(0, x), Arg(1, gamma), Arg(2, beta), Arg(3, y)};
   args.attrs.Set("epsilon", static_cast<double>(eps));
   return DispatchRowType(x.dtype, [&]<class T>(T) {
-    return SetRowOpTiling<typename elewise::ops::LayerNorm<T>::KernelOp>(ctx, args, x.dtype);
+    return SetRowOpTiling<typename elewise::fused::LayerNorm<T>::KernelOp>(ctx, args, x.dtype);
   });
 }
 

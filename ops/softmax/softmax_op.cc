@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "../common/row_op_common.h"
-#include "tessera/elewise/ops.h"
+#include "tessera/elewise/fused.h"
 #include "tessera/runtime/op_registration.h"
 
 namespace tessera::ops {
@@ -21,11 +21,11 @@ Status SoftmaxTiling(TilingContext& ctx) {
   TESSERA_RETURN_IF_ERROR(ShapeIs(op, "y", *y, x->shape, "the shape of x"));
   TESSERA_ASSIGN_OR_RETURN(const int64_t dim, ctx.GetIntAttr("dim"));
   TESSERA_RETURN_IF_ERROR(CheckLastAxis(op, "dim", dim, x->shape.rank()));
-  elewise::op::OpArguments args;
-  args.params = {elewise::op::OpTensor{0, 0, x->dtype, x->shape, 0},
-                 elewise::op::OpTensor{1, 0, y->dtype, y->shape, 0}};
+  elewise::op_kernel::OpArguments args;
+  args.params = {elewise::op_kernel::OpTensor{0, 0, x->dtype, x->shape, 0},
+                 elewise::op_kernel::OpTensor{1, 0, y->dtype, y->shape, 0}};
   return DispatchRowType(x->dtype, [&]<class T>(T) {
-    return SetRowOpTiling<typename elewise::ops::Softmax<T>::KernelOp>(ctx, args, x->dtype);
+    return SetRowOpTiling<typename elewise::fused::Softmax<T>::KernelOp>(ctx, args, x->dtype);
   });
 }
 
@@ -48,7 +48,7 @@ class SoftmaxOp : public runtime::OpDef {
     Attr("dim").AttrType(runtime::OPTIONAL).Int(-1);
     SetTiling(SoftmaxTiling);
     SetInferShape(SoftmaxInferShape);
-    TilingDataType<elewise::op::ElewiseTilingData>();
+    TilingDataType<elewise::op_kernel::ElewiseTilingData>();
     for (const char* soc : kBuiltinSocs)
       AddConfig(soc);
   }

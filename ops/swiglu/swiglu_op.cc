@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "../common/row_op_common.h"
-#include "tessera/elewise/ops.h"
+#include "tessera/elewise/fused.h"
 #include "tessera/runtime/op_registration.h"
 
 namespace tessera::ops {
@@ -36,12 +36,12 @@ Status SwiGluTiling(TilingContext& ctx) {
   TESSERA_RETURN_IF_ERROR(ShapeIs(op, "y", *y, half, "x with the last dim halved"));
   const int64_t h = half.dim(half.rank() - 1);
   // gate = the first half of each row of x, up = the second: rows 2h apart.
-  elewise::op::OpArguments args;
-  args.params = {elewise::op::OpTensor{0, 0, x->dtype, half, 2 * h},
-                 elewise::op::OpTensor{0, h, x->dtype, half, 2 * h},
-                 elewise::op::OpTensor{1, 0, y->dtype, y->shape, 0}};
+  elewise::op_kernel::OpArguments args;
+  args.params = {elewise::op_kernel::OpTensor{0, 0, x->dtype, half, 2 * h},
+                 elewise::op_kernel::OpTensor{0, h, x->dtype, half, 2 * h},
+                 elewise::op_kernel::OpTensor{1, 0, y->dtype, y->shape, 0}};
   return DispatchRowType(x->dtype, [&]<class T>(T) {
-    return SetRowOpTiling<typename elewise::ops::SwiGlu<T>::KernelOp>(ctx, args, x->dtype);
+    return SetRowOpTiling<typename elewise::fused::SwiGlu<T>::KernelOp>(ctx, args, x->dtype);
   });
 }
 
@@ -65,7 +65,7 @@ class SwiGluOp : public runtime::OpDef {
     Attr("dim").AttrType(runtime::OPTIONAL).Int(-1);
     SetTiling(SwiGluTiling);
     SetInferShape(SwiGluInferShape);
-    TilingDataType<elewise::op::ElewiseTilingData>();
+    TilingDataType<elewise::op_kernel::ElewiseTilingData>();
     for (const char* soc : kBuiltinSocs)
       AddConfig(soc);
   }

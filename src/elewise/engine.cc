@@ -11,7 +11,7 @@
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
-#include "tessera/elewise/engine.h"
+#include "tessera/elewise/detail/engine.h"
 
 #ifndef TESSERA_SRC_ELEWISE_ENGINE_ONCE_
 #define TESSERA_SRC_ELEWISE_ENGINE_ONCE_
@@ -24,7 +24,7 @@
 
 #include "tessera/core/float16.h"
 #include "tessera/device/block.h"
-#include "tessera/kernel/vector/types.h"
+#include "tessera/kernel/vector_types.h"
 #endif
 
 HWY_BEFORE_NAMESPACE();

@@ -4,7 +4,7 @@
 
 #include "tessera/device/block.h"
 
-namespace tessera::elewise::op::detail {
+namespace tessera::elewise::op_kernel::detail {
 
 Result<Problem> ResolveOpProblem(const tile::ProgramView& program, const OpArguments& args,
                                  uint32_t gm_count, bool* empty) {
@@ -115,4 +115,4 @@ Problem DecodeProblem(const ElewiseTilingData& t, std::span<uint8_t* const> gm) 
   return p;
 }
 
-}  // namespace tessera::elewise::op::detail
+}  // namespace tessera::elewise::op_kernel::detail

@@ -1,4 +1,4 @@
-#include "tessera/elewise/problem.h"
+#include "tessera/elewise/detail/problem.h"
 
 #include <algorithm>
 #include <bit>

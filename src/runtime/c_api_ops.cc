@@ -1,6 +1,4 @@
 // The two-stage operator calls of the C API.
-#include <cfloat>
-#include <cmath>
 #include <exception>
 #include <memory>
 #include <string>
@@ -66,9 +64,10 @@ tessera::Result<AttrValue> ConvertAttr(const tsrAttr& a) {
   return value;
 }
 
-Status Prepare(const char* op_type, const tsrTensor* const* inputs, uint64_t num_inputs,
-               const tsrTensor* const* outputs, uint64_t num_outputs, const tsrAttr* attrs,
-               uint64_t num_attrs, uint64_t* workspace_size, tsrOpExecutor** executor) {
+Status Prepare(const char* package_dir, const char* op_type, const tsrTensor* const* inputs,
+               uint64_t num_inputs, const tsrTensor* const* outputs, uint64_t num_outputs,
+               const tsrAttr* attrs, uint64_t num_attrs, uint64_t* workspace_size,
+               tsrOpExecutor** executor) {
   if (op_type == nullptr) return tessera::InvalidArgument("tsrOpGetWorkspaceSize: opType is NULL");
   if (workspace_size == nullptr || executor == nullptr) {
     return tessera::InvalidArgument(std::string(op_type) +
@@ -82,6 +81,13 @@ Status Prepare(const char* op_type, const tsrTensor* const* inputs, uint64_t num
   }
   tessera::runtime::OpCall call;
   call.op_type = op_type;
+  if (package_dir != nullptr) {
+    if (package_dir[0] == '\0') {
+      return tessera::InvalidArgument(std::string(op_type) +
+                                      ": the op API could not determine its package directory");
+    }
+    call.package_dir = package_dir;
+  }
   call.inputs.reserve(num_inputs);
   call.outputs.reserve(num_outputs);
   for (uint64_t i = 0; i < num_inputs; ++i) {
@@ -112,25 +118,6 @@ Status Prepare(const char* op_type, const tsrTensor* const* inputs, uint64_t num
   return tessera::OkStatus();
 }
 
-tsrAttr FloatAttr(const char* name, double value) {
-  tsrAttr attr{};
-  attr.name = name;
-  attr.type = TSR_ATTR_FLOAT;
-  // Converting a double beyond float's range is undefined: such values become infinities, which
-  // the op's attribute check then rejects by name.
-  const bool overflows = std::isfinite(value) && std::fabs(value) > FLT_MAX;
-  attr.floatValue = overflows ? (value > 0 ? HUGE_VALF : -HUGE_VALF) : static_cast<float>(value);
-  return attr;
-}
-
-tsrAttr IntAttr(const char* name, int64_t value) {
-  tsrAttr attr{};
-  attr.name = name;
-  attr.type = TSR_ATTR_INT;
-  attr.intValue = value;
-  return attr;
-}
-
 }  // namespace
 
 extern "C" {
@@ -140,8 +127,21 @@ tsrStatus tsrOpGetWorkspaceSize(const char* opType, const tsrTensor* const* inpu
                                 uint64_t numOutputs, const tsrAttr* attrs, uint64_t numAttrs,
                                 uint64_t* workspaceSize, tsrOpExecutor** executor) {
   return Guard("tsrOpGetWorkspaceSize", [&] {
-    return Prepare(opType, inputs, numInputs, outputs, numOutputs, attrs, numAttrs, workspaceSize,
-                   executor);
+    return Prepare(nullptr, opType, inputs, numInputs, outputs, numOutputs, attrs, numAttrs,
+                   workspaceSize, executor);
+  });
+}
+
+tsrStatus tsrOpGetWorkspaceSizeInPackage(const char* packageDir, const char* opType,
+                                         const tsrTensor* const* inputs, uint64_t numInputs,
+                                         const tsrTensor* const* outputs, uint64_t numOutputs,
+                                         const tsrAttr* attrs, uint64_t numAttrs,
+                                         uint64_t* workspaceSize, tsrOpExecutor** executor) {
+  if (packageDir == nullptr)
+    return Report(tessera::InvalidArgument("tsrOpGetWorkspaceSizeInPackage: packageDir is NULL"));
+  return Guard("tsrOpGetWorkspaceSizeInPackage", [&] {
+    return Prepare(packageDir, opType, inputs, numInputs, outputs, numOutputs, attrs, numAttrs,
+                   workspaceSize, executor);
   });
 }
 
@@ -213,113 +213,5 @@ tsrStatus tsrGetRuntimeStats(tsrRuntimeStats* stats) {
                            s.package_lookups};
   return TSR_SUCCESS;
 }
-
-#define TSR_DEFINE_RUN(Op)                                                            \
-  tsrStatus tsr##Op(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor, \
-                    tsrStream stream) {                                               \
-    return tsrOpExecute(workspace, workspaceSize, executor, stream);                  \
-  }
-#define TSR_DEFINE_BINARY_OP(Op)                                                              \
-  tsrStatus tsr##Op##GetWorkspaceSize(const tsrTensor* x1, const tsrTensor* x2, tsrTensor* y, \
-                                      uint64_t* workspaceSize, tsrOpExecutor** executor) {    \
-    const tsrTensor* ins[2] = {x1, x2};                                                       \
-    const tsrTensor* outs[1] = {y};                                                           \
-    return tsrOpGetWorkspaceSize(#Op, ins, 2, outs, 1, nullptr, 0, workspaceSize, executor);  \
-  }                                                                                           \
-  TSR_DEFINE_RUN(Op)
-#define TSR_DEFINE_UNARY_OP(Op)                                                                  \
-  tsrStatus tsr##Op##GetWorkspaceSize(const tsrTensor* x, tsrTensor* y, uint64_t* workspaceSize, \
-                                      tsrOpExecutor** executor) {                                \
-    const tsrTensor* ins[1] = {x};                                                               \
-    const tsrTensor* outs[1] = {y};                                                              \
-    return tsrOpGetWorkspaceSize(#Op, ins, 1, outs, 1, nullptr, 0, workspaceSize, executor);     \
-  }                                                                                              \
-  TSR_DEFINE_RUN(Op)
-#define TSR_DEFINE_SCALAR_OP(Op)                                                           \
-  tsrStatus tsr##Op##GetWorkspaceSize(const tsrTensor* x, float value, tsrTensor* y,       \
-                                      uint64_t* workspaceSize, tsrOpExecutor** executor) { \
-    const tsrTensor* ins[1] = {x};                                                         \
-    const tsrTensor* outs[1] = {y};                                                        \
-    tsrAttr attr{};                                                                        \
-    attr.name = "value";                                                                   \
-    attr.type = TSR_ATTR_FLOAT;                                                            \
-    attr.floatValue = value;                                                               \
-    return tsrOpGetWorkspaceSize(#Op, ins, 1, outs, 1, &attr, 1, workspaceSize, executor); \
-  }                                                                                        \
-  TSR_DEFINE_RUN(Op)
-
-TSR_DEFINE_BINARY_OP(Add)
-TSR_DEFINE_BINARY_OP(Sub)
-TSR_DEFINE_BINARY_OP(Mul)
-TSR_DEFINE_BINARY_OP(Div)
-TSR_DEFINE_BINARY_OP(Maximum)
-TSR_DEFINE_BINARY_OP(Minimum)
-TSR_DEFINE_UNARY_OP(Abs)
-TSR_DEFINE_UNARY_OP(Exp)
-TSR_DEFINE_UNARY_OP(Log)
-TSR_DEFINE_UNARY_OP(Sqrt)
-TSR_DEFINE_UNARY_OP(Rsqrt)
-TSR_DEFINE_UNARY_OP(Relu)
-TSR_DEFINE_UNARY_OP(Sigmoid)
-TSR_DEFINE_SCALAR_OP(Adds)
-TSR_DEFINE_SCALAR_OP(Muls)
-
-tsrStatus tsrCastGetWorkspaceSize(const tsrTensor* x, tsrDataType dstType, tsrTensor* y,
-                                  uint64_t* workspaceSize, tsrOpExecutor** executor) {
-  const tsrTensor* ins[1] = {x};
-  const tsrTensor* outs[1] = {y};
-  const tsrAttr attr = IntAttr("dst_type", static_cast<int64_t>(dstType));
-  return tsrOpGetWorkspaceSize("Cast", ins, 1, outs, 1, &attr, 1, workspaceSize, executor);
-}
-TSR_DEFINE_RUN(Cast)
-
-tsrStatus tsrRmsNormGetWorkspaceSize(const tsrTensor* x, const tsrTensor* gamma, double epsilon,
-                                     tsrTensor* y, uint64_t* workspaceSize,
-                                     tsrOpExecutor** executor) {
-  const tsrTensor* ins[2] = {x, gamma};
-  const tsrTensor* outs[1] = {y};
-  const tsrAttr attr = FloatAttr("epsilon", epsilon);
-  return tsrOpGetWorkspaceSize("RmsNorm", ins, 2, outs, 1, &attr, 1, workspaceSize, executor);
-}
-TSR_DEFINE_RUN(RmsNorm)
-
-tsrStatus tsrAddRmsNormGetWorkspaceSize(const tsrTensor* x1, const tsrTensor* x2,
-                                        const tsrTensor* gamma, double epsilon, tsrTensor* y,
-                                        tsrTensor* x, uint64_t* workspaceSize,
-                                        tsrOpExecutor** executor) {
-  const tsrTensor* ins[3] = {x1, x2, gamma};
-  const tsrTensor* outs[2] = {y, x};
-  const tsrAttr attr = FloatAttr("epsilon", epsilon);
-  return tsrOpGetWorkspaceSize("AddRmsNorm", ins, 3, outs, 2, &attr, 1, workspaceSize, executor);
-}
-TSR_DEFINE_RUN(AddRmsNorm)
-
-tsrStatus tsrLayerNormGetWorkspaceSize(const tsrTensor* x, const tsrTensor* gamma,
-                                       const tsrTensor* beta, double epsilon, tsrTensor* y,
-                                       uint64_t* workspaceSize, tsrOpExecutor** executor) {
-  const tsrTensor* ins[3] = {x, gamma, beta};
-  const tsrTensor* outs[1] = {y};
-  const tsrAttr attr = FloatAttr("epsilon", epsilon);
-  return tsrOpGetWorkspaceSize("LayerNorm", ins, 3, outs, 1, &attr, 1, workspaceSize, executor);
-}
-TSR_DEFINE_RUN(LayerNorm)
-
-tsrStatus tsrSoftmaxGetWorkspaceSize(const tsrTensor* x, int64_t dim, tsrTensor* y,
-                                     uint64_t* workspaceSize, tsrOpExecutor** executor) {
-  const tsrTensor* ins[1] = {x};
-  const tsrTensor* outs[1] = {y};
-  const tsrAttr attr = IntAttr("dim", dim);
-  return tsrOpGetWorkspaceSize("Softmax", ins, 1, outs, 1, &attr, 1, workspaceSize, executor);
-}
-TSR_DEFINE_RUN(Softmax)
-
-tsrStatus tsrSwiGluGetWorkspaceSize(const tsrTensor* x, int64_t dim, tsrTensor* y,
-                                    uint64_t* workspaceSize, tsrOpExecutor** executor) {
-  const tsrTensor* ins[1] = {x};
-  const tsrTensor* outs[1] = {y};
-  const tsrAttr attr = IntAttr("dim", dim);
-  return tsrOpGetWorkspaceSize("SwiGlu", ins, 1, outs, 1, &attr, 1, workspaceSize, executor);
-}
-TSR_DEFINE_RUN(SwiGlu)
 
 }  // extern "C"

@@ -120,3 +120,8 @@ std::optional<LinkedPackage> FindLinkedPackage(std::string_view name) {
 }
 
 }  // namespace tessera::runtime
+
+extern "C" void tessera_register_linked_kernel_library(const char* package,
+                                                       tessera::device::KernelEntriesFn list) {
+  tessera::runtime::RegisterLinkedKernelLibrary(package, list);
+}

@@ -5,7 +5,7 @@
 #include <exception>
 #include <set>
 
-#include "tessera/runtime/package_match.h"
+#include "runtime/package/package_match.h"
 #include "tessera/runtime/tiling_context.h"
 
 namespace tessera::runtime {

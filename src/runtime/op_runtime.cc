@@ -8,13 +8,13 @@
 #include <filesystem>
 #include <mutex>
 
+#include "runtime/package/package.h"
 #include "tessera/device/device.h"
 #include "tessera/device/launch.h"
 #include "tessera/device/memory.h"
-#include "tessera/runtime/kernel_entry.h"
+#include "tessera/kernel/kernel_entry.h"
 #include "tessera/runtime/linked_package.h"
 #include "tessera/runtime/op_registration.h"
-#include "tessera/runtime/package.h"
 #include "tessera/runtime/tiling_context.h"
 #include "tessera/tiling/tiling_data.h"
 
@@ -187,8 +187,13 @@ std::string Hex(uint64_t v) {
 
 Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
   package_lookups.fetch_add(1);
-  TESSERA_ASSIGN_OR_RETURN(PackageSearch search,
-                           ResolvePackageSearchWithLinked(ProcessEnv(), BuiltinPackageDir()));
+  PackageSearch search;
+  if (call.package_dir.empty()) {
+    TESSERA_ASSIGN_OR_RETURN(search,
+                             ResolvePackageSearchWithLinked(ProcessEnv(), BuiltinPackageDir()));
+  } else {
+    search = PinnedPackageSearch(call.package_dir);
+  }
   const PackageSet set = LoadPackages(search);
   TESSERA_ASSIGN_OR_RETURN(OpMatch match, FindOp(set, call.op_type));
   const fs::path dir = match.package->candidate.dir;
@@ -332,6 +337,7 @@ const std::string& CacheKey(const OpCall& call) {
     b.Attr(name, value);
   const device::ArchSpec& arch = device::CurrentArch();
   b.Platform(arch.aiv_cores, arch.aic_cores, arch.soc, arch.name).Deterministic(call.deterministic);
+  if (!call.package_dir.empty()) b.Package(call.package_dir);
   return b.key();
 }
 

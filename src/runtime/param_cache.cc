@@ -90,4 +90,10 @@ CacheKeyBuilder& CacheKeyBuilder::Deterministic(bool on) {
   return *this;
 }
 
+CacheKeyBuilder& CacheKeyBuilder::Package(const std::string& dir) {
+  key_ += 'K';
+  Str(dir);
+  return *this;
+}
+
 }  // namespace tessera::runtime

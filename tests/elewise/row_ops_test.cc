@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "tessera/elewise/elewise.h"
-#include "tessera/elewise/ops.h"
+#include "tessera/elewise/fused.h"
 #include "test_util.h"
 
 namespace tessera::elewise {
@@ -47,7 +47,7 @@ TYPED_TEST(RowOpsTest, RmsNorm) {
     DeviceBuffer<T> x(n), gamma(s.cols), out(n);
     x.Random(1);
     gamma.Random(2, 0.5, 1.5);
-    ops::RmsNorm<T> op;
+    fused::RmsNorm<T> op;
     const double eps = 1e-5;
     ASSERT_TRUE(RunAndSync(op.Run(ArgumentsBuilder{}
                                       .inputOutput(x.Arg({s.rows, s.cols}), gamma.Arg({s.cols}),
@@ -79,7 +79,7 @@ TYPED_TEST(RowOpsTest, AddRmsNormWritesBothOutputs) {
     x1.Random(3);
     x2.Random(4);
     gamma.Random(5, 0.5, 1.5);
-    ops::AddRmsNorm<T> op;
+    fused::AddRmsNorm<T> op;
     const double eps = 1e-6;
     ASSERT_TRUE(
         RunAndSync(op.Run(ArgumentsBuilder{}
@@ -115,7 +115,7 @@ TYPED_TEST(RowOpsTest, LayerNorm) {
     x.Random(6, 1, 3);  // an offset mean: the centred variance must not cancel
     gamma.Random(7, 0.5, 1.5);
     beta.Random(8);
-    ops::LayerNorm<T> op;
+    fused::LayerNorm<T> op;
     const double eps = 1e-5;
     ASSERT_TRUE(RunAndSync(op.Run(ArgumentsBuilder{}
                                       .inputOutput(x.Arg({s.rows, s.cols}), gamma.Arg({s.cols}),
@@ -153,7 +153,7 @@ TYPED_TEST(RowOpsTest, SoftmaxIsStable) {
     DeviceBuffer<T> x(n), out(n);
     // Large logits: a naive exp overflows in fp32 above 88.
     x.Random(9, std::is_same_v<T, half> ? 100 : 500, std::is_same_v<T, half> ? 140 : 600);
-    ops::Softmax<T> op;
+    fused::Softmax<T> op;
     ASSERT_TRUE(
         RunAndSync(op.Run(ArgumentsBuilder{}
                               .inputOutput(x.Arg({s.rows, s.cols}), out.Arg({s.rows, s.cols}))
@@ -187,9 +187,9 @@ TYPED_TEST(RowOpsTest, SwiGluOnHalvesOfOneTensor) {
     const int64_t width = 2 * s.cols;
     DeviceBuffer<T> x(s.rows * width), out(s.rows * s.cols);
     x.Random(10, -6, 6);
-    auto args = ops::SwiGluArgs(x.Arg({s.rows, width}), out.Arg({s.rows, s.cols}));
+    auto args = fused::SwiGluArgs(x.Arg({s.rows, width}), out.Arg({s.rows, s.cols}));
     ASSERT_TRUE(args.ok()) << args.status().ToString();
-    ops::SwiGlu<T> op;
+    fused::SwiGlu<T> op;
     ASSERT_TRUE(RunAndSync(op.Run(*args)).ok());
     ExpectAllNear(
         out, s.rows * s.cols,
@@ -204,9 +204,9 @@ TYPED_TEST(RowOpsTest, SwiGluOnHalvesOfOneTensor) {
 
 TEST(RowOpsArgs, SwiGluRejectsOddWidthAndWrongOutput) {
   DeviceBuffer<float> x(6), out(3);
-  EXPECT_EQ(ops::SwiGluArgs(x.Arg({2, 3}), out.Arg({2, 1})).status().code(),
+  EXPECT_EQ(fused::SwiGluArgs(x.Arg({2, 3}), out.Arg({2, 1})).status().code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(ops::SwiGluArgs(x.Arg({3, 2}), out.Arg({3, 2})).status().code(),
+  EXPECT_EQ(fused::SwiGluArgs(x.Arg({3, 2}), out.Arg({3, 2})).status().code(),
             StatusCode::kInvalidArgument);
 }
 
@@ -405,7 +405,7 @@ TEST(Profiles, RmsNormOnTheEmulatedNpuProfile) {
   DeviceBuffer<float> x(n), gamma(s.cols), out(n);
   x.Random(18);
   gamma.Random(19);
-  ops::RmsNorm<float> op;
+  fused::RmsNorm<float> op;
   const Status st = RunAndSync(op.Run(
       ArgumentsBuilder{}
           .inputOutput(x.Arg({s.rows, s.cols}), gamma.Arg({s.cols}), out.Arg({s.rows, s.cols}))

@@ -21,9 +21,9 @@ namespace {
 
 namespace ew = tessera::elewise;
 namespace td = tessera::device;
-using ew::op::ElewiseTilingData;
-using ew::op::OpArguments;
-using ew::op::OpTensor;
+using ew::op_kernel::ElewiseTilingData;
+using ew::op_kernel::OpArguments;
+using ew::op_kernel::OpTensor;
 using tessera::DataType;
 using tessera::Shape;
 
@@ -61,16 +61,16 @@ using StridedRowKernel =
 template <class KernelOp>
 void Entry(const uint8_t* tiling, std::array<uint8_t*, 2> gm, void* workspace) {
   const ElewiseTilingData t = tessera::tiling::GetTilingData<ElewiseTilingData>(tiling);
-  ew::op::RunOpBlock<KernelOp>(t, gm, workspace);
+  ew::op_kernel::RunOpBlock<KernelOp>(t, gm, workspace);
 }
 
 // Plans `args` for `gm_count` GM addresses, then launches Entry<KernelOp> over the two GM buffers
 // `in` and `out`.
 template <class KernelOp>
-tessera::Result<ew::op::OpTiling> PlanAndRun(const OpArguments& args, float* in, float* out,
+tessera::Result<ew::op_kernel::OpTiling> PlanAndRun(const OpArguments& args, float* in, float* out,
                                              uint32_t gm_count = 2) {
   const td::ArchSpec& arch = td::CurrentArch();
-  TESSERA_ASSIGN_OR_RETURN(ew::op::OpTiling t, ew::op::MakeOpTiling<KernelOp>(
+  TESSERA_ASSIGN_OR_RETURN(ew::op_kernel::OpTiling t, ew::op_kernel::MakeOpTiling<KernelOp>(
                                                    args, gm_count, arch.ub_bytes, arch.aiv_cores));
   const std::vector<uint8_t> bytes = tessera::tiling::SerializeTiling(t.data);
   TESSERA_ASSIGN_OR_RETURN(void* tiling, td::Malloc(bytes.size()));
@@ -223,7 +223,7 @@ TEST(ElewiseOpKernelTest, EmptyOutputsPlanNothingToDo) {
   args.params = {OpTensor{0, 0, DataType::kFloat32, empty, 0},
                  OpTensor{1, 0, DataType::kFloat32, empty, 0}};
   args.attrs.Set("epsilon", 1e-5);
-  auto t = ew::op::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
+  auto t = ew::op_kernel::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_TRUE(t->data.empty);
   EXPECT_EQ(t->block_dim, 1u);
@@ -239,7 +239,7 @@ TEST(ElewiseOpKernelTest, ErrorsAreTheAdaptersOnes) {
   args.params = {OpTensor{0, 0, DataType::kFloat32, shape, 0},
                  OpTensor{1, 0, DataType::kFloat16, shape, 0}};
   args.attrs.Set("epsilon", 1e-5);
-  auto t = ew::op::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
+  auto t = ew::op_kernel::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().ToString().find("parameter 2 has dtype float16, expected float32"),
             std::string::npos)
@@ -247,21 +247,21 @@ TEST(ElewiseOpKernelTest, ErrorsAreTheAdaptersOnes) {
 
   args.params[1] = OpTensor{1, 0, DataType::kFloat32, shape, 0};
   args.attrs = {};
-  t = ew::op::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
+  t = ew::op_kernel::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().ToString().find("attribute 'epsilon' is missing"), std::string::npos)
       << t.status().ToString();
 
   args.attrs.Set("epsilon", 1e-5);
   args.params[0] = OpTensor{-1, 0, DataType::kFloat32, shape, 0};
-  t = ew::op::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
+  t = ew::op_kernel::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().ToString().find("parameter 1 has a negative GM address index -1"),
             std::string::npos)
       << t.status().ToString();
 
   args.params[0] = OpTensor{2, 0, DataType::kFloat32, shape, 0};
-  t = ew::op::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
+  t = ew::op_kernel::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().ToString().find("parameter 1 names GM address 2, but the kernel entry "
                                        "passes 2 (the op's inputs then outputs)"),
@@ -270,7 +270,7 @@ TEST(ElewiseOpKernelTest, ErrorsAreTheAdaptersOnes) {
 
   args.params = std::vector<std::variant<OpTensor, ew::ScalarArg>>(
       17, OpTensor{0, 0, DataType::kFloat32, shape, 0});
-  t = ew::op::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
+  t = ew::op_kernel::MakeOpTiling<UniformRowKernel>(args, 2, 1 << 16, 4);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().ToString().find("17 parameters; an op kernel takes at most 16"),
             std::string::npos)

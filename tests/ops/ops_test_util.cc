@@ -11,7 +11,7 @@
 // Defined by the op and kernel sources compiled into this test (TESSERA_OP_LIBRARY,
 // TESSERA_KERNEL_LIBRARY).
 extern "C" const tessera::runtime::OpFactory* tessera_op_definitions(size_t* count);
-extern "C" const tessera::runtime::KernelEntryInfo* tessera_kernel_entries(size_t* count);
+extern "C" const tessera::device::KernelEntryInfo* tessera_kernel_entries(size_t* count);
 
 namespace tessera::ops::testing {
 namespace {
@@ -21,7 +21,7 @@ constexpr size_t kMaxArgs = 5;
 
 // Not a pointer, so checked-mode launches do not take the entry function for a device address.
 struct EntryFn {
-  runtime::KernelEntryFn fn;
+  device::KernelEntryFn fn;
 };
 
 // The launched kernel: hands the GM addresses to the entry as its argument array (trailing unused
@@ -82,15 +82,15 @@ std::vector<std::unique_ptr<runtime::OpDef>> AllOps() {
   return ops;
 }
 
-std::vector<runtime::KernelEntryInfo> AllEntries() {
+std::vector<device::KernelEntryInfo> AllEntries() {
   size_t count = 0;
-  const runtime::KernelEntryInfo* entries = tessera_kernel_entries(&count);
+  const device::KernelEntryInfo* entries = tessera_kernel_entries(&count);
   return {entries, entries + count};
 }
 
-const runtime::KernelEntryInfo* FindEntry(const std::string& kernel, uint64_t key) {
+const device::KernelEntryInfo* FindEntry(const std::string& kernel, uint64_t key) {
   size_t count = 0;
-  const runtime::KernelEntryInfo* entries = tessera_kernel_entries(&count);
+  const device::KernelEntryInfo* entries = tessera_kernel_entries(&count);
   for (size_t i = 0; i < count; ++i) {
     if (kernel == entries[i].kernel && entries[i].tiling_key == key) return &entries[i];
   }
@@ -134,7 +134,7 @@ Result<OpResult> RunOp(const std::string& type, const std::vector<TensorDesc>& i
   TESSERA_RETURN_IF_ERROR(op->Validate());
   runtime::TilingContext ctx(type, {inputs.begin(), inputs.end()}, {output}, attrs, platform);
   TESSERA_RETURN_IF_ERROR(runtime::RunTiling(*op, ctx));
-  const runtime::KernelEntryInfo* entry = FindEntry(op->KernelName(), ctx.tiling_key());
+  const device::KernelEntryInfo* entry = FindEntry(op->KernelName(), ctx.tiling_key());
   if (entry == nullptr) {
     return NotFound("no kernel entry " + op->KernelName() + " for tiling key " +
                     std::to_string(ctx.tiling_key()));

@@ -17,7 +17,7 @@
 #include "tessera/core/data_type.h"
 #include "tessera/core/float16.h"
 #include "tessera/core/tensor_desc.h"
-#include "tessera/runtime/kernel_entry.h"
+#include "tessera/kernel/kernel_entry.h"
 #include "tessera/runtime/op_def.h"
 #include "tessera/runtime/tiling_context.h"
 
@@ -28,9 +28,9 @@ std::unique_ptr<runtime::OpDef> MakeOp(const std::string& type);
 // Every op the op library defines.
 std::vector<std::unique_ptr<runtime::OpDef>> AllOps();
 // Every entry of the kernel library.
-std::vector<runtime::KernelEntryInfo> AllEntries();
+std::vector<device::KernelEntryInfo> AllEntries();
 // The entry (kernel, key) or nullptr.
-const runtime::KernelEntryInfo* FindEntry(const std::string& kernel, uint64_t key);
+const device::KernelEntryInfo* FindEntry(const std::string& kernel, uint64_t key);
 
 // The platform of the active device profile.
 runtime::PlatformInfo CurrentPlatform();

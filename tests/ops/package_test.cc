@@ -54,7 +54,7 @@ TEST(PackageTest, EntriesMatchTheSupportedCombinations) {
     }
   }
   std::set<std::pair<std::string, uint64_t>> exported;
-  for (const runtime::KernelEntryInfo& e : AllEntries()) {
+  for (const device::KernelEntryInfo& e : AllEntries()) {
     SCOPED_TRACE(std::string(e.kernel) + " key " + std::to_string(e.tiling_key));
     EXPECT_TRUE(exported.emplace(e.kernel, e.tiling_key).second) << "exported twice";
     EXPECT_STREQ(e.kernel_type, "AIV");

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "builtin_nn.h"  // the built-in package's generated op API (tsrAdd, ...)
 #include "tessera/core/float16.h"
 #include "tessera/tessera_nn.h"
 
@@ -265,7 +266,7 @@ TEST(RowOpsTest, LayerNormMatchesReference) {
       beta.Upload(bv);
       uint64_t ws = 0;
       tsrOpExecutor* exec = nullptr;
-      ASSERT_EQ(tsrLayerNormGetWorkspaceSize(x.t, gamma.t, beta.t, eps, y.t, &ws, &exec),
+      ASSERT_EQ(tsrLayerNormGetWorkspaceSize(x.t, gamma.t, beta.t, eps, -1, y.t, &ws, &exec),
                 TSR_SUCCESS)
           << tsrGetLastErrorMessage();
       Execute(tsrLayerNorm, exec, ws);
@@ -453,8 +454,9 @@ TEST(RowOpsTest, ShapeErrorsNameTheTensor) {
   EXPECT_STAGE1_ERROR(tsrRmsNormGetWorkspaceSize(x.t, gamma.t, 1e-6, ybad.t, &ws, &exec),
                       TSR_ERROR_INVALID_ARGUMENT,
                       "RmsNorm: y has shape [4, 32], expected [4, 33] (the shape of x)");
-  EXPECT_STAGE1_ERROR(tsrLayerNormGetWorkspaceSize(x.t, gamma.t, gamma34.t, 1e-5, y.t, &ws, &exec),
-                      TSR_ERROR_INVALID_ARGUMENT, "LayerNorm: beta has shape [34], expected [33]");
+  EXPECT_STAGE1_ERROR(
+      tsrLayerNormGetWorkspaceSize(x.t, gamma.t, gamma34.t, 1e-5, -1, y.t, &ws, &exec),
+      TSR_ERROR_INVALID_ARGUMENT, "LayerNorm: beta has shape [34], expected [33]");
   DevTensor x2({4, 34}, TSR_FLOAT), sum({4, 33}, TSR_FLOAT);
   EXPECT_STAGE1_ERROR(
       tsrAddRmsNormGetWorkspaceSize(x.t, x2.t, gamma.t, 1e-6, y.t, sum.t, &ws, &exec),

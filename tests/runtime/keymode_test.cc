@@ -13,9 +13,10 @@
 
 #include "tessera/device/device.h"
 #include "tessera/device/memory.h"
-#include "tessera/runtime/kernel_entry.h"
+#include "tessera/kernel/kernel_entry.h"
+#include "tessera/runtime/linked_package.h"
 #include "tessera/runtime/op_runtime.h"
-#include "tessera/runtime/package.h"
+#include "runtime/package/package.h"
 
 namespace tessera::runtime {
 namespace {

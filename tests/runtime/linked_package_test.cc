@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "tessera/runtime/kernel_entry.h"
-#include "tessera/runtime/package_search.h"
+#include "tessera/kernel/kernel_entry.h"
+#include "runtime/package/package_search.h"
 
 namespace tessera::runtime {
 namespace {

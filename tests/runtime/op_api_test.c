@@ -1,5 +1,7 @@
-/* The generated typed C APIs of two packages, from plain C: the built-in package's (with float and
- * int attributes) and the example custom package's (put on the search path with setenv). */
+/* The generated typed C APIs of two packages, from plain C: the built-in package's (tsrAdds with a
+ * floating-point attribute) and the example custom package's. Each is pinned to its own package:
+ * the custom one is found with no search path set, and the built-in tsrAdd still runs the built-in
+ * Add when the custom package (which overrides Add) is first on the search path. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +33,17 @@ int main(int argc, char** argv) {
   ty = tsrCreateTensor(shape, 1, NULL, TSR_FLOAT, TSR_FORMAT_ND, dy);
   CHECK(tx != NULL && ty != NULL);
 
-  /* Built-in Adds through its generated function: the float attribute is a typed parameter. */
-  CHECK(tsr_builtin_AddsGetWorkspaceSize(tx, 2.5f, ty, &wsSize, &exec) == TSR_SUCCESS);
-  CHECK(tsr_builtin_Adds(NULL, 0, exec, NULL) == TSR_SUCCESS);
+  /* Built-in Adds through its generated function: the attribute is a typed (double) parameter. */
+  CHECK(tsrAddsGetWorkspaceSize(tx, 2.5, ty, &wsSize, &exec) == TSR_SUCCESS);
+  CHECK(tsrAdds(NULL, 0, exec, NULL) == TSR_SUCCESS);
   CHECK(tsrSynchronizeStream(NULL) == TSR_SUCCESS);
   CHECK(tsrMemcpy(out, sizeof(out), dy, sizeof(out), TSR_MEMCPY_DEVICE_TO_HOST) == TSR_SUCCESS);
   for (int i = 0; i < 5; ++i)
     CHECK(out[i] == x[i] + 2.5f);
 
-  /* The custom package's Add, found through TESSERA_CUSTOM_OPP_PATH; it asks for a workspace. */
-  setenv("TESSERA_CUSTOM_OPP_PATH", argv[1], 1);
+  /* The custom package's Add with no search path: its op API names its own package. It asks for a
+   * workspace, which tells it apart from the built-in Add (none). */
+  CHECK(getenv("TESSERA_CUSTOM_OPP_PATH") == NULL);
   CHECK(tsr_custom_add_AddGetWorkspaceSize(tx, tx, ty, &wsSize, &exec) == TSR_SUCCESS);
   CHECK(wsSize > 0);
   CHECK(tsrCreateWorkspacePool(&pool) == TSR_SUCCESS);
@@ -51,11 +54,29 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 5; ++i)
     CHECK(out[i] == 2.0f * x[i]);
 
+  /* The custom package first on the search path: a call by name now gets its Add, the built-in
+   * op API still gets the built-in one. */
+  setenv("TESSERA_CUSTOM_OPP_PATH", argv[1], 1);
+  {
+    const tsrTensor* ins[2] = {tx, tx};
+    const tsrTensor* outs[1] = {ty};
+    CHECK(tsrOpGetWorkspaceSize("Add", ins, 2, outs, 1, NULL, 0, &wsSize, &exec) == TSR_SUCCESS);
+    CHECK(wsSize > 0);
+    CHECK(tsrDestroyExecutor(exec) == TSR_SUCCESS);
+  }
+  CHECK(tsrAddGetWorkspaceSize(tx, tx, ty, &wsSize, &exec) == TSR_SUCCESS);
+  CHECK(wsSize == 0);
+  CHECK(tsrAdd(NULL, 0, exec, NULL) == TSR_SUCCESS);
+  CHECK(tsrSynchronizeStream(NULL) == TSR_SUCCESS);
+  CHECK(tsrMemcpy(out, sizeof(out), dy, sizeof(out), TSR_MEMCPY_DEVICE_TO_HOST) == TSR_SUCCESS);
+  for (int i = 0; i < 5; ++i)
+    CHECK(out[i] == x[i] + x[i]);
+
   tsrDestroyTensor(tx);
   tsrDestroyTensor(ty);
   tsrFree(dx);
   tsrFree(dy);
   CHECK(tsrDestroyWorkspacePool(pool) == TSR_SUCCESS);
-  printf("op_api test: 1 passed, 0 failed\n");
+  printf("op_api test: 3 passed, 0 failed\n");
   return 0;
 }

@@ -10,7 +10,7 @@
 
 #include "tessera/device/memory.h"
 #include "tessera/runtime/op_runtime.h"
-#include "tessera/runtime/package.h"
+#include "runtime/package/package.h"
 
 namespace tessera::runtime {
 namespace {

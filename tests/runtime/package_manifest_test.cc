@@ -1,4 +1,4 @@
-#include "tessera/runtime/package_manifest.h"
+#include "runtime/package/package_manifest.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "tessera/runtime/package_checksum.h"
+#include "runtime/package/package_checksum.h"
 
 namespace tessera::runtime {
 namespace {

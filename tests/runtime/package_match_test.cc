@@ -1,4 +1,4 @@
-#include "tessera/runtime/package_match.h"
+#include "runtime/package/package_match.h"
 
 #include <gtest/gtest.h>
 

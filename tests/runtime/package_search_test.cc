@@ -1,4 +1,4 @@
-#include "tessera/runtime/package_search.h"
+#include "runtime/package/package_search.h"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "tessera/device/arch_spec.h"
-#include "tessera/runtime/package_manifest.h"
-#include "tessera/runtime/package_match.h"
+#include "runtime/package/package_manifest.h"
+#include "runtime/package/package_match.h"
 
 namespace tessera::runtime {
 namespace {

@@ -3,7 +3,8 @@
 
 #include <cstring>
 
-#include "tessera/runtime/kernel_entry.h"
+#include "tessera/kernel/kernel_entry.h"
+#include "tessera/runtime/linked_package.h"
 #include "tessera/runtime/op_registration.h"
 #include "tessera/runtime/tiling_context.h"
 

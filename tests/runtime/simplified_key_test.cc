@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "tessera/runtime/kernel_entry.h"
+#include "runtime/package/package_manifest.h"
+#include "runtime/package/package_match.h"
+#include "tessera/kernel/kernel_entry.h"
 #include "tessera/runtime/op_def.h"
-#include "tessera/runtime/package_manifest.h"
-#include "tessera/runtime/package_match.h"
 #include "tessera/runtime/tiling_context.h"
 
 namespace tessera::runtime {
@@ -199,14 +199,15 @@ TEST(TilingKeySelectionTest, ChecksAndSelects) {
 
 // The compile-time filter of kernel_entry.h agrees with a reference set on random selections.
 TEST(TilingKeySelectionTest, CompileTimeFilterMatchesReference) {
-  static_assert(detail::TilingKeySelected("", "add", 5));
-  static_assert(detail::TilingKeySelected("add:0,15", "add", 15));
-  static_assert(!detail::TilingKeySelected("add:0,15", "add", 1));
-  static_assert(!detail::TilingKeySelected("add:0,15", "add", 5));
-  static_assert(detail::TilingKeySelected("add:0,15", "cast", 7));  // not restricted
-  static_assert(detail::TilingKeySelected("add:0 3", "cast", 3));   // bare list, space separated
-  static_assert(!detail::TilingKeySelected("add:0;3", "cast", 4));
-  static_assert(!detail::TilingKeySelected("add:0;3", "add", 3));
+  static_assert(kernel::detail::TilingKeySelected("", "add", 5));
+  static_assert(kernel::detail::TilingKeySelected("add:0,15", "add", 15));
+  static_assert(!kernel::detail::TilingKeySelected("add:0,15", "add", 1));
+  static_assert(!kernel::detail::TilingKeySelected("add:0,15", "add", 5));
+  static_assert(kernel::detail::TilingKeySelected("add:0,15", "cast", 7));  // not restricted
+  static_assert(
+      kernel::detail::TilingKeySelected("add:0 3", "cast", 3));  // bare list, space separated
+  static_assert(!kernel::detail::TilingKeySelected("add:0;3", "cast", 4));
+  static_assert(!kernel::detail::TilingKeySelected("add:0;3", "add", 3));
   std::mt19937 rng(17);
   const std::vector<std::string> kernels = {"add", "scale_mode", "cast"};
   for (int iter = 0; iter < 500; ++iter) {
@@ -243,7 +244,7 @@ TEST(TilingKeySelectionTest, CompileTimeFilterMatchesReference) {
         const bool expected = restricted[k] ? ref[k].count(key) > 0
                               : has_bare    ? bare.count(key) > 0
                                             : true;
-        ASSERT_EQ(detail::TilingKeySelected(selection, kernels[k], key), expected)
+        ASSERT_EQ(kernel::detail::TilingKeySelected(selection, kernels[k], key), expected)
             << selection << " " << kernels[k] << " " << key;
       }
     }

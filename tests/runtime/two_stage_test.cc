@@ -10,6 +10,7 @@
 
 #include "tessera/core/float16.h"
 #include "tessera/runtime/op_runtime.h"
+#include "builtin_nn.h"  // the built-in package's generated op API (tsrAdd, ...)
 #include "tessera/tessera_nn.h"
 
 namespace {

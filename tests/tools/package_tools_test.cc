@@ -12,8 +12,8 @@
 
 #include "cli_runner.h"
 #include "tessera/device/device.h"
-#include "tessera/runtime/package_match.h"
-#include "tessera/runtime/package_verify.h"
+#include "runtime/package/package_match.h"
+#include "verify/package_verify.h"
 
 namespace {
 

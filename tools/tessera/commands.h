@@ -5,7 +5,7 @@
 #include <string>
 
 #include "op_call_args.h"
-#include "tessera/runtime/package_search.h"
+#include "runtime/package/package_search.h"
 
 namespace CLI {
 class App;

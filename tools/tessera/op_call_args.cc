@@ -12,7 +12,7 @@
 #include "op_reference.h"
 #include "tessera/core/float16.h"
 #include "tessera/device/memory.h"
-#include "tessera/runtime/package_search.h"
+#include "runtime/package/package_search.h"
 
 namespace tessera::cli {
 namespace {

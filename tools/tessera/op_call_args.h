@@ -14,8 +14,8 @@
 #include "tessera/core/status.h"
 #include "tessera/core/tensor_desc.h"
 #include "tessera/runtime/op_runtime.h"
-#include "tessera/runtime/package_manifest.h"
-#include "tessera/runtime/package_search.h"
+#include "runtime/package/package_manifest.h"
+#include "runtime/package/package_search.h"
 
 namespace CLI {
 class App;

@@ -10,7 +10,7 @@
 
 #include "commands.h"
 #include "tessera/device/device.h"
-#include "tessera/runtime/package_match.h"
+#include "runtime/package/package_match.h"
 
 namespace tessera::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "tessera/runtime/package_verify.h"
+#include "verify/package_verify.h"
 
 namespace tessera::cli {
 namespace {

@@ -15,7 +15,7 @@
 #include "tessera/device/launch.h"
 #include "tessera/device/memory.h"
 #include "tessera/elewise/elewise.h"
-#include "tessera/elewise/ops.h"
+#include "tessera/elewise/fused.h"
 
 #if TESSERA_BENCH_HAVE_EIGEN
 #include "eigen_peers.h"
@@ -319,8 +319,8 @@ class RmsNormCase final : public Case {
   bool bf16_;
   Buffer x_, gamma_, out_;
   Arguments args_, small_args_;
-  ops::RmsNorm<float> f32_op_;
-  ops::RmsNorm<bfloat16> bf16_op_;
+  fused::RmsNorm<float> f32_op_;
+  fused::RmsNorm<bfloat16> bf16_op_;
 };
 
 class SoftmaxCase final : public Case {
@@ -362,7 +362,7 @@ class SoftmaxCase final : public Case {
   int64_t rows_;
   Buffer x_, out_;
   Arguments args_, small_args_;
-  ops::Softmax<float> op_;
+  fused::Softmax<float> op_;
 };
 
 template <class C>

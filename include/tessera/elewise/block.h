@@ -9,10 +9,10 @@
 #include <cstdint>
 
 #include "tessera/core/status.h"
-#include "tessera/elewise/engine.h"
-#include "tessera/elewise/lower.h"
+#include "tessera/elewise/detail/engine.h"
+#include "tessera/elewise/detail/lower.h"
 #include "tessera/elewise/policy.h"
-#include "tessera/elewise/problem.h"
+#include "tessera/elewise/detail/problem.h"
 
 namespace tessera::elewise::block {
 

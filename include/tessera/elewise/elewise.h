@@ -4,16 +4,16 @@
 
 #include "tessera/elewise/arguments.h"  // IWYU pragma: export
 #include "tessera/elewise/block.h"      // IWYU pragma: export
-#include "tessera/elewise/device.h"     // IWYU pragma: export
+#include "tessera/elewise/adapter.h"     // IWYU pragma: export
 #include "tessera/elewise/expr.h"       // IWYU pragma: export
-#include "tessera/elewise/kernel.h"     // IWYU pragma: export
+#include "tessera/elewise/grid.h"     // IWYU pragma: export
 #include "tessera/elewise/policy.h"     // IWYU pragma: export
 
 namespace tessera::elewise {
 using block::BlockBuilder;
-using device::DeviceAdapter;
-using kernel::BaseKernelSchedule;
-using kernel::DefaultKernelConfig;
-using kernel::DefaultKernelSchedule;
-using kernel::KernelBuilder;
+using adapter::DeviceAdapter;
+using grid::BaseKernelSchedule;
+using grid::DefaultKernelConfig;
+using grid::DefaultKernelSchedule;
+using grid::KernelBuilder;
 }  // namespace tessera::elewise

@@ -20,8 +20,8 @@
 #include <utility>
 
 #include "tessera/core/data_type.h"
-#include "tessera/elewise/program.h"
-#include "tessera/kernel/vector/types.h"
+#include "tessera/elewise/detail/program.h"
+#include "tessera/kernel/vector_types.h"
 
 namespace tessera::elewise {
 

@@ -21,11 +21,11 @@
 
 #include "tessera/core/status.h"
 #include "tessera/elewise/arguments.h"
-#include "tessera/elewise/kernel.h"
-#include "tessera/elewise/problem.h"
+#include "tessera/elewise/grid.h"
+#include "tessera/elewise/detail/problem.h"
 #include "tessera/tiling/tiling_data.h"
 
-namespace tessera::elewise::op {
+namespace tessera::elewise::op_kernel {
 
 // Limits of the fixed-size tiling struct.
 inline constexpr int kMaxOperands = 16;
@@ -115,7 +115,7 @@ Result<OpTiling> MakeOpTiling(const OpArguments& args, uint32_t gm_count, uint64
   typename BlockOp::Arguments block{std::move(problem), ub_bytes};
   TESSERA_RETURN_IF_ERROR(BlockOp::can_implement(block));
   Config config{};
-  const kernel::ScheduleArguments sargs{block.problem, args.attrs, cores};
+  const grid::ScheduleArguments sargs{block.problem, args.attrs, cores};
   TESSERA_RETURN_IF_ERROR(Schedule::MakeScheduleConfig(sargs, config));
   out.block_dim = Schedule::BlockNum(config);
   if (out.block_dim == 0 || out.block_dim > 65535) {
@@ -140,4 +140,4 @@ void RunOpBlock(const ElewiseTilingData& t, std::span<uint8_t* const> gm, void* 
   KernelOp::Schedule::Run(config, BlockOp::to_params(block, workspace));
 }
 
-}  // namespace tessera::elewise::op
+}  // namespace tessera::elewise::op_kernel

@@ -19,8 +19,8 @@
 #include "tessera/core/float16.h"
 #include "tessera/kernel/check.h"
 #include "tessera/kernel/local_tensor.h"
-#include "tessera/kernel/vector/dispatch.h"
-#include "tessera/kernel/vector/types.h"
+#include "tessera/kernel/detail/vector_dispatch.h"
+#include "tessera/kernel/vector_types.h"
 
 namespace tessera::kernel {
 namespace vec {

@@ -14,8 +14,10 @@
 #include <string_view>
 #include <vector>
 
-// Each package's registration lists (op_registration.h, kernel_entry.h) live in their own
-// namespace, so two packages linked statically into one application stay apart.
+#include "tessera/device/kernel_abi.h"
+
+// Each package's registration lists (op_registration.h, tessera/kernel/kernel_entry.h) live in
+// their own namespace, so two packages linked statically into one application stay apart.
 // tessera_add_op_package() defines it per package.
 #ifndef TESSERA_PACKAGE_NAMESPACE
 #define TESSERA_PACKAGE_NAMESPACE package_default
@@ -24,13 +26,14 @@
 namespace tessera::runtime {
 
 class OpDef;
-struct KernelEntryInfo;
+using device::KernelEntriesFn;
+using device::KernelEntryFn;
+using device::KernelEntryInfo;
+using device::kKernelEntriesSymbol;
 
 using OpFactory = OpDef* (*)();
 // Lists an op library's op factories.
 using OpDefinitionsFn = const OpFactory* (*)(size_t* count);
-// Lists a kernel library's entries.
-using KernelEntriesFn = const KernelEntryInfo* (*)(size_t* count);
 
 // Registrars of a linked package (called during static initialisation; thread-safe). `package`
 // and `manifest_json` must outlive the process (string literals; a shared linked library must

@@ -34,6 +34,9 @@ struct OpCall {
   std::vector<TensorArg> outputs;
   std::map<std::string, AttrValue> attrs;
   bool deterministic = false;
+  // Non-empty: run the op from the package in this directory only (a generated op API pins its
+  // own package this way); empty: search the packages by priority.
+  std::string package_dir;
 };
 
 struct Plan;

@@ -44,6 +44,8 @@ class CacheKeyBuilder {
   CacheKeyBuilder& Platform(uint32_t aiv_cores, uint32_t aic_cores, const std::string& soc,
                             const std::string& profile);
   CacheKeyBuilder& Deterministic(bool on);
+  // The package a pinned call runs from (OpCall::package_dir).
+  CacheKeyBuilder& Package(const std::string& dir);
   const std::string& key() const { return key_; }
 
  private:

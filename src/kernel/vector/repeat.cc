@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tessera/kernel/vector/dispatch.h"
+#include "tessera/kernel/detail/vector_dispatch.h"
 
 namespace tessera::kernel::vec {
 

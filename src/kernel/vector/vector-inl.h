@@ -15,7 +15,7 @@
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 #include "tessera/core/float16.h"
-#include "tessera/kernel/vector/dispatch.h"
+#include "tessera/kernel/detail/vector_dispatch.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera::kernel::vec {

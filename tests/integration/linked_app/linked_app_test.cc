@@ -16,7 +16,7 @@
 #include "tessera/device/memory.h"
 #include "tessera/runtime/linked_package.h"
 #include "tessera/runtime/op_runtime.h"
-#include "tessera/runtime/package_search.h"
+#include "runtime/package/package_search.h"
 
 namespace tessera::runtime {
 namespace {

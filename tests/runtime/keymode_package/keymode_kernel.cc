@@ -4,7 +4,7 @@
 
 #include "keymode_tiling.h"
 #include "tessera/kernel/kernel_operator.h"
-#include "tessera/runtime/kernel_entry.h"
+#include "tessera/kernel/kernel_entry.h"
 
 namespace keymode_package {
 

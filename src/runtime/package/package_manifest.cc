@@ -1,4 +1,4 @@
-#include "tessera/runtime/package_manifest.h"
+#include "runtime/package/package_manifest.h"
 
 #include <unistd.h>
 #include <algorithm>
@@ -16,7 +16,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "tessera/runtime/package_match.h"
+#include "runtime/package/package_match.h"
 
 namespace tessera::runtime {
 namespace {

@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "tessera/core/float16.h"
-#include "tessera/kernel/vector/types.h"
+#include "tessera/kernel/vector_types.h"
 
 namespace tessera::kernel::vec {
 

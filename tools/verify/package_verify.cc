@@ -1,4 +1,4 @@
-#include "tessera/runtime/package_verify.h"
+#include "verify/package_verify.h"
 
 #include <dlfcn.h>
 
@@ -13,9 +13,10 @@
 #include <sstream>
 
 #include "tessera/device/device.h"
-#include "tessera/runtime/kernel_entry.h"
+#include "tessera/kernel/kernel_entry.h"
+#include "tessera/runtime/linked_package.h"
 #include "tessera/runtime/op_registration.h"
-#include "tessera/runtime/package.h"
+#include "runtime/package/package.h"
 
 namespace tessera::runtime {
 namespace fs = std::filesystem;

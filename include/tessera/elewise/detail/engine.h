@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tessera/core/data_type.h"
-#include "tessera/elewise/program.h"
+#include "tessera/elewise/detail/program.h"
 
 namespace tessera::elewise::block {
 

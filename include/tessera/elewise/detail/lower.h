@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "tessera/elewise/expr.h"
-#include "tessera/elewise/program.h"
+#include "tessera/elewise/detail/program.h"
 
 namespace tessera::elewise::expr {
 

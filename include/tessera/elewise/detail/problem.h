@@ -7,8 +7,8 @@
 
 #include "tessera/core/status.h"
 #include "tessera/elewise/arguments.h"
-#include "tessera/elewise/engine.h"
-#include "tessera/elewise/program.h"
+#include "tessera/elewise/detail/engine.h"
+#include "tessera/elewise/detail/program.h"
 
 namespace tessera::elewise {
 

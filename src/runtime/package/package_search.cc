@@ -1,4 +1,4 @@
-#include "tessera/runtime/package_search.h"
+#include "runtime/package/package_search.h"
 
 #include <algorithm>
 #include <cctype>
@@ -195,6 +195,8 @@ std::string PackageCandidate::Describe() const {
       return "built-in " + where;
     case PackageOrigin::kLinked:
       return "linked into the application: " + linked + " (" + where + ")";
+    case PackageOrigin::kPinned:
+      return "pinned by its op API " + where;
     default:
       return "unknown origin " + where;
   }
@@ -225,6 +227,16 @@ Result<PackageSearch> ResolvePackageSearch(const EnvGetter& env, const fs::path&
   builtin.origin = PackageOrigin::kBuiltIn;
   if (builtin_dir.empty()) builtin.reason = "no built-in package directory given";
   Add(search, std::move(builtin));
+  return search;
+}
+
+PackageSearch PinnedPackageSearch(const fs::path& dir) {
+  PackageSearch search;
+  PackageCandidate c;
+  c.dir = dir;
+  c.origin = PackageOrigin::kPinned;
+  if (dir.empty()) c.reason = "empty directory";
+  Add(search, std::move(c));
   return search;
 }
 

@@ -10,7 +10,7 @@
 #include "tessera/core/shape.h"
 #include "tessera/elewise/elewise.h"
 
-namespace tessera::elewise::ops {
+namespace tessera::elewise::fused {
 
 inline constexpr auto AR = ReducePattern::AR;
 
@@ -123,4 +123,4 @@ inline Result<Arguments> SwiGluArgs(const TensorArg& x, const TensorArg& out) {
   return ArgumentsBuilder{}.inputOutput(gate, up, out).build();
 }
 
-}  // namespace tessera::elewise::ops
+}  // namespace tessera::elewise::fused

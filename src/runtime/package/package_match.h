@@ -16,7 +16,7 @@
 #include "tessera/core/data_type.h"
 #include "tessera/core/format.h"
 #include "tessera/core/status.h"
-#include "tessera/runtime/package_manifest.h"
+#include "runtime/package/package_manifest.h"
 
 namespace tessera::runtime {
 

@@ -14,10 +14,10 @@
 #include "tessera/device/block.h"
 #include "tessera/elewise/arguments.h"
 #include "tessera/elewise/block.h"
-#include "tessera/elewise/problem.h"
+#include "tessera/elewise/detail/problem.h"
 #include "tessera/tiling/split.h"
 
-namespace tessera::elewise::kernel {
+namespace tessera::elewise::grid {
 
 // ATVOSS's DefaultKernelConfig: the uniform split (blockNum, unitNumPerCore, moreUnitCoreNum,
 // tailNum, unitNum) over the problem's work units.
@@ -96,4 +96,4 @@ struct KernelBuilder {
   static void Kernel(const Params& params) { Schedule::Run(params.schedule, params.block); }
 };
 
-}  // namespace tessera::elewise::kernel
+}  // namespace tessera::elewise::grid

@@ -1,4 +1,4 @@
-#include "tessera/runtime/package_checksum.h"
+#include "runtime/package/package_checksum.h"
 
 #include <openssl/evp.h>
 

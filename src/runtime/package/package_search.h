@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/package/package_manifest.h"
 #include "tessera/core/status.h"
-#include "tessera/runtime/package_manifest.h"
 
 namespace tessera::runtime {
 
@@ -46,7 +46,8 @@ using EnvGetter = std::function<std::optional<std::string>(std::string_view name
 // The process environment (getenv at each call).
 EnvGetter ProcessEnv();
 
-enum class PackageOrigin : uint8_t { kCustomPath, kVendor, kBuiltIn, kLinked };
+// kPinned: the one package a generated op API names (its own package directory).
+enum class PackageOrigin : uint8_t { kCustomPath, kVendor, kBuiltIn, kLinked, kPinned };
 
 struct PackageCandidate {
   std::filesystem::path dir;
@@ -81,6 +82,10 @@ Result<PackageSearch> ResolvePackageSearch(const EnvGetter& env,
 // with the reason; repeated registrations add warnings. This is the search the runtime uses.
 Result<PackageSearch> ResolvePackageSearchWithLinked(const EnvGetter& env,
                                                      const std::filesystem::path& builtin_dir);
+
+// Only the package in `dir`, as a generated op API pins it: no environment variable, no other
+// package can shadow it.
+PackageSearch PinnedPackageSearch(const std::filesystem::path& dir);
 
 // A package whose manifest parsed and validated.
 struct LoadedPackage {

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "tessera/core/status.h"
-#include "tessera/runtime/package_manifest.h"
+#include "runtime/package/package_manifest.h"
 
 namespace tessera::runtime {
 

@@ -14,10 +14,10 @@
 #include "tessera/device/memory.h"
 #include "tessera/device/stream.h"
 #include "tessera/elewise/arguments.h"
-#include "tessera/elewise/kernel.h"
-#include "tessera/elewise/problem.h"
+#include "tessera/elewise/grid.h"
+#include "tessera/elewise/detail/problem.h"
 
-namespace tessera::elewise::device {
+namespace tessera::elewise::adapter {
 
 template <class KernelOp_>
 class DeviceAdapter {
@@ -76,7 +76,7 @@ class DeviceAdapter {
     TESSERA_ASSIGN_OR_RETURN(Problem problem, ResolveProblem(Program(), args));
     Prepared p{{std::move(problem), arch.ub_bytes}, Config{}, 0};
     TESSERA_RETURN_IF_ERROR(BlockOp::can_implement(p.block));
-    const kernel::ScheduleArguments sargs{p.block.problem, args.attrs, arch.aiv_cores};
+    const grid::ScheduleArguments sargs{p.block.problem, args.attrs, arch.aiv_cores};
     TESSERA_RETURN_IF_ERROR(Schedule::MakeScheduleConfig(sargs, p.config));
     const uint32_t blocks = Schedule::BlockNum(p.config);
     if (blocks == 0 || blocks > ::tessera::device::kMaxBlockDim) {
@@ -92,4 +92,4 @@ class DeviceAdapter {
   uint64_t workspace_bytes_ = 0;
 };
 
-}  // namespace tessera::elewise::device
+}  // namespace tessera::elewise::adapter

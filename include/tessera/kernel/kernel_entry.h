@@ -1,8 +1,8 @@
-// The ABI between an operator package's kernel library and the runtime.
+// Kernel entries of an operator package's kernel library: what the runtime launches.
 //
-// A kernel library exports one entry per (kernel, tiling key). An entry receives the kernel's
-// parameters as an array of global-memory addresses in CANN order: inputs, outputs, workspace,
-// tiling. In a kernel source:
+// A kernel library exports one entry per (kernel, tiling key) (the ABI is in
+// tessera/device/kernel_abi.h). An entry receives the kernel's parameters as an array of
+// global-memory addresses in CANN order: inputs, outputs, workspace, tiling. In a kernel source:
 //
 //   template <int kUseBias>
 //   __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR ws, GM_ADDR
@@ -12,7 +12,7 @@
 // and once per library (in any one source): TESSERA_KERNEL_LIBRARY(). Kernel libraries are built
 // with hidden visibility (the CMake package function does this), so each library keeps its own
 // entry list and exports only `tessera_kernel_entries`; a linked package (TESSERA_LINKED_PACKAGE)
-// registers its list with the runtime instead (linked_package.h).
+// registers its list with the runtime instead (tessera/runtime/linked_package.h).
 //
 // Selective builds: when TESSERA_SELECTED_TILING_KEYS is defined (tessera_add_op_package does it
 // from TESSERA_TILING_KEYS or TILING_KEYS) to a selection over kernel names such as
@@ -28,22 +28,19 @@
 #include <utility>
 #include <vector>
 
-#include "tessera/runtime/linked_package.h"
+#include "tessera/device/kernel_abi.h"
 
-namespace tessera::runtime {
+// Each package's registration lists live in their own namespace, so two packages linked statically
+// into one application stay apart. tessera_add_op_package() defines it per package.
+#ifndef TESSERA_PACKAGE_NAMESPACE
+#define TESSERA_PACKAGE_NAMESPACE package_default
+#endif
 
-using KernelEntryFn = void (*)(uint8_t* const* args);
+namespace tessera::kernel {
 
-struct KernelEntryInfo {
-  const char* kernel;  // snake_case kernel name, e.g. "add_custom"
-  uint64_t tiling_key;
-  const char* kernel_type;  // "AIV", "AIC" or "MIX"
-  uint32_t num_args;        // parameters the entry expects
-  KernelEntryFn fn;
-};
-
-// Name of the exported listing function (a KernelEntriesFn, linked_package.h).
-inline constexpr const char* kKernelEntriesSymbol = "tessera_kernel_entries";
+using device::KernelEntriesFn;
+using device::KernelEntryFn;
+using device::KernelEntryInfo;
 
 // One entry list per package (see TESSERA_PACKAGE_NAMESPACE in linked_package.h).
 namespace detail::TESSERA_PACKAGE_NAMESPACE {
@@ -129,12 +126,12 @@ struct EntryRegistrar {
 
 struct LinkedKernelLibraryRegistrar {
   LinkedKernelLibraryRegistrar(const char* package, KernelEntriesFn list) {
-    RegisterLinkedKernelLibrary(package, list);
+    tessera_register_linked_kernel_library(package, list);
   }
 };
 
 }  // namespace detail
-}  // namespace tessera::runtime
+}  // namespace tessera::kernel
 
 #define TESSERA_ENTRY_CONCAT_INNER_(a, b) a##b
 #define TESSERA_ENTRY_CONCAT_(a, b) TESSERA_ENTRY_CONCAT_INNER_(a, b)
@@ -145,40 +142,41 @@ struct LinkedKernelLibraryRegistrar {
 #define TESSERA_SELECTED_TILING_KEYS_ ""
 #endif
 
-// Registers `fn` (a kernel function taking only GM_ADDR parameters) as entry `kernel`_`key`; `key`
+// Registers `fn` (a kernel function taking only GM_ADDR parameters) as entry `kernel_name`_`key`;
+// `key`
 // is a constant expression. The `if constexpr` in a generic lambda keeps an unselected entry's
 // function from being instantiated.
-#define TESSERA_KERNEL_ENTRY(kernel, key, type, ...)                                 \
-  static const ::tessera::runtime::detail::TESSERA_PACKAGE_NAMESPACE::EntryRegistrar \
-      TESSERA_ENTRY_CONCAT_(tessera_entry_, __COUNTER__)(                            \
-          #kernel, key, #type,                                                       \
-          [](auto selected) -> ::tessera::runtime::detail::SelectedEntry {           \
-            if constexpr (decltype(selected)::value) {                               \
-              return {::tessera::runtime::detail::Arity(&__VA_ARGS__),               \
-                      &::tessera::runtime::detail::Trampoline<&__VA_ARGS__>};        \
-            } else {                                                                 \
-              return {};                                                             \
-            }                                                                        \
-          }(std::bool_constant<::tessera::runtime::detail::TilingKeySelected(        \
-                                TESSERA_SELECTED_TILING_KEYS_, #kernel, key)>{}));
+#define TESSERA_KERNEL_ENTRY(kernel_name, key, type, ...)                           \
+  static const ::tessera::kernel::detail::TESSERA_PACKAGE_NAMESPACE::EntryRegistrar \
+      TESSERA_ENTRY_CONCAT_(tessera_entry_, __COUNTER__)(                           \
+          #kernel_name, key, #type,                                                 \
+          [](auto selected) -> ::tessera::kernel::detail::SelectedEntry {           \
+            if constexpr (decltype(selected)::value) {                              \
+              return {::tessera::kernel::detail::Arity(&__VA_ARGS__),               \
+                      &::tessera::kernel::detail::Trampoline<&__VA_ARGS__>};        \
+            } else {                                                                \
+              return {};                                                            \
+            }                                                                       \
+          }(std::bool_constant<::tessera::kernel::detail::TilingKeySelected(        \
+                                TESSERA_SELECTED_TILING_KEYS_, #kernel_name, key)>{}));
 
-#define TESSERA_KERNEL_LIBRARY_LIST_BODY_()                                                  \
-  {                                                                                          \
-    auto& entries = ::tessera::runtime::detail::TESSERA_PACKAGE_NAMESPACE::LibraryEntries(); \
-    *count = entries.size();                                                                 \
-    return entries.data();                                                                   \
+#define TESSERA_KERNEL_LIBRARY_LIST_BODY_()                                                 \
+  {                                                                                         \
+    auto& entries = ::tessera::kernel::detail::TESSERA_PACKAGE_NAMESPACE::LibraryEntries(); \
+    *count = entries.size();                                                                \
+    return entries.data();                                                                  \
   }
 
 // Defines the listing function; use in exactly one source of a kernel library. In a package
 // directory it is exported for the runtime's dlsym; in a linked package it is registered.
 #ifdef TESSERA_LINKED_PACKAGE
-#define TESSERA_KERNEL_LIBRARY()                                                                 \
-  static const ::tessera::runtime::KernelEntryInfo* tessera_linked_kernel_entries(size_t* count) \
-      TESSERA_KERNEL_LIBRARY_LIST_BODY_() static const ::tessera::runtime::detail::              \
-          LinkedKernelLibraryRegistrar tessera_linked_kernel_library(                            \
+#define TESSERA_KERNEL_LIBRARY()                                                                \
+  static const ::tessera::kernel::KernelEntryInfo* tessera_linked_kernel_entries(size_t* count) \
+      TESSERA_KERNEL_LIBRARY_LIST_BODY_() static const ::tessera::kernel::detail::              \
+          LinkedKernelLibraryRegistrar tessera_linked_kernel_library(                           \
               TESSERA_LINKED_PACKAGE, &tessera_linked_kernel_entries);
 #else
-#define TESSERA_KERNEL_LIBRARY()                                                               \
-  extern "C" __attribute__((visibility("default"))) const ::tessera::runtime::KernelEntryInfo* \
+#define TESSERA_KERNEL_LIBRARY()                                                              \
+  extern "C" __attribute__((visibility("default"))) const ::tessera::kernel::KernelEntryInfo* \
   tessera_kernel_entries(size_t* count) TESSERA_KERNEL_LIBRARY_LIST_BODY_()
 #endif
