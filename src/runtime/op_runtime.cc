@@ -224,9 +224,11 @@ Result<std::shared_ptr<const PackageSet>> PackageRuntime::Packages() {
   for (const PackageCandidate& c : search.candidates) {
     signature += c.Describe() + "\n" + (c.used ? "1" : "0") + c.reason + "\n";
     if (c.used && c.origin != PackageOrigin::kLinked) {
-      signature += FileIdentity(c.dir / kManifestFileName) + "\n";
+      signature += FileIdentity(c.dir / kManifestFileName) + "\n" +
+                   FileIdentity(c.dir / kSignatureFileName) + "\n";
     }
   }
+  if (const char* keys = std::getenv(std::string(kTrustedKeysEnv).c_str())) signature += keys;
   for (const std::string& w : search.warnings)
     signature += w + "\n";
   std::lock_guard<std::mutex> lock(packages_mu_);

@@ -3,13 +3,17 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
+#include <openssl/bio.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -140,6 +144,30 @@ std::string RealPathOf(int fd) {
   return target;
 }
 
+// True when the loaded object whose dynamic section is at `address` is mapped from the file open
+// as `fd`: its mapping in /proc/self/maps names the file's device and inode. (Its name cannot tell:
+// a /proc/self/fd/M name may since stand for another file.)
+bool MappedFromFile(const void* address, int fd) {
+  struct stat st {};
+  if (address == nullptr || ::fstat(fd, &st) != 0) return false;
+  std::ifstream maps("/proc/self/maps");
+  const auto target = reinterpret_cast<uintptr_t>(address);
+  std::string line;
+  while (std::getline(maps, line)) {
+    unsigned long long begin = 0, end = 0, offset = 0, inode = 0;
+    unsigned int major_id = 0, minor_id = 0;
+    char perms[8] = {};
+    if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %x:%x %llu", &begin, &end, perms, &offset,
+                    &major_id, &minor_id, &inode) != 7) {
+      continue;
+    }
+    if (target < begin || target >= end) continue;
+    return inode == static_cast<unsigned long long>(st.st_ino) && major_id == major(st.st_dev) &&
+           minor_id == minor(st.st_dev);
+  }
+  return false;
+}
+
 const char* KindOf(mode_t mode) {
   return S_ISFIFO(mode)   ? "a FIFO"
          : S_ISCHR(mode)  ? "a character device"
@@ -255,15 +283,15 @@ Result<void*> DlopenPackageFile(PackageFile& file) {
   std::vector<int> held;  // numbers tried, kept open so the next attempt gets a new one
   std::string link = FdLink(file.fd());
   for (;;) {
+    // Found either because this very file is loaded already (fine: dlopen returns it) or by a
+    // name left by a descriptor closed since, naming another file (then take a fresh number).
     void* loaded = dlopen(link.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
     if (loaded == nullptr) break;
-    // Found either by name (a stale /proc/self/fd/N) or because this very file is loaded already
-    // under another name; only the first needs another number.
     struct link_map* map = nullptr;
-    const bool stale_name =
-        dlinfo(loaded, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name == link;
+    const bool same = dlinfo(loaded, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr &&
+                      MappedFromFile(map->l_ld, file.fd());
     dlclose(loaded);
-    if (!stale_name) break;
+    if (same) break;
     if (held.size() >= 256) {
       for (int fd : held)
         ::close(fd);
@@ -290,6 +318,85 @@ Result<void*> DlopenPackageFile(PackageFile& file) {
     return NotFound("cannot load " + file.path() + ": " + (error ? error : "unknown error"));
   }
   return handle;
+}
+
+namespace {
+
+using PkeyPtr = std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>;
+
+// The Ed25519 public key in PEM file `file`.
+Result<PkeyPtr> LoadEd25519PublicKey(const std::string& file) {
+  TESSERA_ASSIGN_OR_RETURN(const std::string pem,
+                           ReadRegularFile(file, uint64_t{1} << 16, "trusted key"));
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
+      BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+  PkeyPtr key(bio ? PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr) : nullptr,
+              &EVP_PKEY_free);
+  if (!key) {
+    return InvalidArgument("trusted key " + file +
+                           " is not a PEM public key; expected the output of `openssl pkey "
+                           "-pubout` for an Ed25519 key");
+  }
+  if (EVP_PKEY_id(key.get()) != EVP_PKEY_ED25519) {
+    return InvalidArgument("trusted key " + file + " is not an Ed25519 key");
+  }
+  return key;
+}
+
+}  // namespace
+
+Status VerifyManifestSignature(std::string_view manifest_text, const fs::path& signature_file,
+                               std::string_view trusted_keys) {
+  Result<std::string> signature = ReadRegularFile(signature_file, 4096, "signature");
+  if (!signature.ok()) {
+    return FailedPrecondition(std::string(signature.status().message()) + "; " +
+                              std::string(kTrustedKeysEnv) +
+                              " is set, so every package must be signed");
+  }
+  if (signature->size() != 64) {
+    return FailedPrecondition("signature " + signature_file.string() + " has " +
+                              std::to_string(signature->size()) +
+                              " bytes; expected a 64-byte Ed25519 signature");
+  }
+  std::vector<std::string> tried;
+  size_t start = 0;
+  while (start <= trusted_keys.size()) {
+    const size_t colon = std::min(trusted_keys.find(':', start), trusted_keys.size());
+    const std::string file(trusted_keys.substr(start, colon - start));
+    start = colon + 1;
+    if (file.empty()) continue;
+    TESSERA_ASSIGN_OR_RETURN(const PkeyPtr key, LoadEd25519PublicKey(file));
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+    if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) != 1) {
+      return Internal("OpenSSL could not set up Ed25519 verification with " + file);
+    }
+    const int ok = EVP_DigestVerify(
+        ctx.get(), reinterpret_cast<const unsigned char*>(signature->data()), signature->size(),
+        reinterpret_cast<const unsigned char*>(manifest_text.data()), manifest_text.size());
+    if (ok == 1) return OkStatus();
+    tried.push_back(file);
+  }
+  if (tried.empty()) {
+    return InvalidArgument(std::string(kTrustedKeysEnv) + "=\"" + std::string(trusted_keys) +
+                           "\" lists no key file");
+  }
+  std::string keys;
+  for (const std::string& k : tried)
+    keys += (keys.empty() ? "" : ", ") + k;
+  return FailedPrecondition("signature " + signature_file.string() +
+                            " does not verify manifest.json with any trusted key (" + keys +
+                            "): the manifest was changed after signing, or signed by another key");
+}
+
+void ClosePackageLibrary(void* handle, PackageFile& file) {
+  if (handle != nullptr) dlclose(handle);
+  if (file.fd() < 0) return;
+  if (void* still = dlopen(FdLink(file.fd()).c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) {
+    dlclose(still);
+    (void)file.Release();  // still mapped under this name: the name must keep meaning this file
+    return;
+  }
+  file = PackageFile();
 }
 
 Status VerifyBinary(const fs::path& package_dir, const ManifestBinary& binary) {

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "tessera/runtime/linked_package.h"
+#include "tessera/runtime/package_checksum.h"
 
 namespace tessera::runtime {
 namespace fs = std::filesystem;
@@ -281,6 +282,20 @@ Result<PackageManifest> LinkedManifest(const std::string& name) {
   return manifest;
 }
 
+// A package directory's manifest; with trusted keys configured, only when its signature verifies
+// (the built-in package ships with the runtime and is trusted as the runtime is).
+Result<PackageManifest> LoadManifest(const PackageCandidate& c) {
+  const fs::path file = c.dir / kManifestFileName;
+  const char* keys = std::getenv(std::string(kTrustedKeysEnv).c_str());
+  if (keys == nullptr || keys[0] == '\0' || c.origin == PackageOrigin::kBuiltIn) {
+    return ParseManifestFile(file);
+  }
+  TESSERA_ASSIGN_OR_RETURN(const std::string text,
+                           ReadRegularFile(file, kMaxManifestBytes, "manifest"));
+  TESSERA_RETURN_IF_ERROR(VerifyManifestSignature(text, c.dir / kSignatureFileName, keys));
+  return ParseManifestText(text, file.string());
+}
+
 }  // namespace
 
 PackageSet LoadPackages(const PackageSearch& search) {
@@ -288,9 +303,8 @@ PackageSet LoadPackages(const PackageSearch& search) {
   set.warnings = search.warnings;
   for (PackageCandidate c : search.candidates) {
     if (c.used) {
-      Result<PackageManifest> manifest = c.origin == PackageOrigin::kLinked
-                                             ? LinkedManifest(c.linked)
-                                             : ParseManifestFile(c.dir / kManifestFileName);
+      Result<PackageManifest> manifest =
+          c.origin == PackageOrigin::kLinked ? LinkedManifest(c.linked) : LoadManifest(c);
       if (manifest.ok()) {
         set.packages.push_back({c, std::move(manifest).value()});
       } else {

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "tessera/device/device.h"
 #include "tessera/runtime/kernel_entry.h"
@@ -43,15 +45,30 @@ std::string JoinNames(const std::vector<std::string>& names, size_t limit = 6) {
   return s;
 }
 
-struct DlCloser {
-  void operator()(void* handle) const { dlclose(handle); }
+// A library loaded through its verified descriptor; closing it closes the descriptor only when the
+// library really left the process (ClosePackageLibrary).
+class LibraryHandle {
+ public:
+  LibraryHandle(void* handle, PackageFile* file) : handle_(handle), file_(file) {}
+  LibraryHandle(LibraryHandle&& other) noexcept
+      : handle_(std::exchange(other.handle_, nullptr)), file_(other.file_) {}
+  LibraryHandle(const LibraryHandle&) = delete;
+  LibraryHandle& operator=(const LibraryHandle&) = delete;
+  LibraryHandle& operator=(LibraryHandle&&) = delete;
+  ~LibraryHandle() {
+    if (handle_ != nullptr) ClosePackageLibrary(handle_, *file_);
+  }
+  void* get() const { return handle_; }
+
+ private:
+  void* handle_;
+  PackageFile* file_;
 };
-using LibraryHandle = std::unique_ptr<void, DlCloser>;
 
 // Loads an opened, verified file through its descriptor.
 Result<LibraryHandle> OpenLibrary(PackageFile& file) {
   TESSERA_ASSIGN_OR_RETURN(void* handle, DlopenPackageFile(file));
-  return LibraryHandle(handle);
+  return LibraryHandle(handle, &file);
 }
 
 // A kernel entry copied out of its library, so it outlives dlclose.
@@ -192,7 +209,10 @@ class Verifier {
 
   bool CheckManifest() {
     const fs::path file = dir_ / kManifestFileName;
-    Result<PackageManifest> parsed = ParseManifestFile(file);
+    // One read: the bytes parsed are the bytes whose signature is checked.
+    Result<std::string> text = ReadRegularFile(file, kMaxManifestBytes, "manifest");
+    Result<PackageManifest> parsed = text.ok() ? ParseManifestText(*text, file.string())
+                                               : Result<PackageManifest>(text.status());
     if (!parsed.ok()) {
       const std::string message(parsed.status().message());
       Fail("manifest", ManifestErrorSubject(file, message), message + "; nothing else was checked");
@@ -210,7 +230,33 @@ class Verifier {
             " binaries; schema valid");
     Add(FindingSeverity::kPass, "soc.names", "package",
         "every binary names a known SoC, one binary per (SoC, simplified key) of each op");
+    CheckSignature(*text);
     return true;
+  }
+
+  // With TESSERA_TRUSTED_KEYS set the signature must verify (the runtime skips the package
+  // otherwise); without, a signature present is only noted.
+  void CheckSignature(const std::string& text) {
+    const fs::path sig = dir_ / kSignatureFileName;
+    const char* keys = std::getenv(std::string(kTrustedKeysEnv).c_str());
+    std::error_code ec;
+    if (keys == nullptr || keys[0] == '\0') {
+      if (fs::exists(sig, ec)) {
+        Add(FindingSeverity::kSkip, "signature", "package",
+            std::string(kSignatureFileName) + " present, but " + std::string(kTrustedKeysEnv) +
+                " is not set: not checked");
+      }
+      return;
+    }
+    const Status st = VerifyManifestSignature(text, sig, keys);
+    if (st.ok()) {
+      Add(FindingSeverity::kPass, "signature", "package",
+          std::string(kSignatureFileName) + " verifies manifest.json with a trusted key");
+    } else {
+      Fail("signature", "package",
+           std::string(st.message()) + "; the runtime skips this package while " +
+               std::string(kTrustedKeysEnv) + " is set");
+    }
   }
 
   void CollectFiles() {

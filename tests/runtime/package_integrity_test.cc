@@ -3,6 +3,8 @@
 // process. The manifest parser refuses duplicate keys, deep nesting, numbers out of range, files
 // that are not regular (a FIFO must not hang) and oversize files.
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +12,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -18,6 +22,7 @@
 #include "tessera/device/memory.h"
 #include "tessera/runtime/op_runtime.h"
 #include "tessera/runtime/package.h"
+#include "tessera/runtime/package_verify.h"
 
 namespace tessera::runtime {
 namespace {
@@ -301,6 +306,85 @@ TEST(PackageFileTest, OpenPackageFileHashesWhatItOpened) {
   ASSERT_FALSE(wrong.ok());
   EXPECT_TRUE(Has(wrong.status(), "checksum mismatch for " + (dir / "lib/a.so").string()));
   fs::remove_all(dir);
+}
+
+// An Ed25519 key pair; the public half written as PEM to `pem`.
+struct SigningKey {
+  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key{nullptr, &EVP_PKEY_free};
+
+  explicit SigningKey(const fs::path& pem) {
+    std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> ctx(
+        EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nullptr), &EVP_PKEY_CTX_free);
+    EVP_PKEY* raw = nullptr;
+    if (ctx && EVP_PKEY_keygen_init(ctx.get()) == 1 && EVP_PKEY_keygen(ctx.get(), &raw) == 1) {
+      key.reset(raw);
+    }
+    FILE* f = std::fopen(pem.c_str(), "w");
+    if (f != nullptr && key) PEM_write_PUBKEY(f, key.get());
+    if (f != nullptr) std::fclose(f);
+  }
+  // The 64-byte signature of `message`.
+  std::string Sign(const std::string& message) const {
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+    std::string sig(64, '\0');
+    size_t size = sig.size();
+    if (EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) != 1 ||
+        EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &size,
+                       reinterpret_cast<const unsigned char*>(message.data()),
+                       message.size()) != 1) {
+      return "";
+    }
+    return sig;
+  }
+};
+
+std::string ReadAll(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_F(PackageIntegrity, SignedPackagesWithTrustedKeys) {
+  const fs::path keys = dir_.string() + "_keys";
+  fs::create_directories(keys);
+  const SigningKey vendor(keys / "vendor.pem"), other(keys / "other.pem");
+  ASSERT_TRUE(vendor.key && other.key);
+  const std::string text = ReadAll(dir_ / "manifest.json");
+  std::ofstream(dir_ / "manifest.json.sig", std::ios::binary) << vendor.Sign(text);
+  setenv("TESSERA_TRUSTED_KEYS",
+         ((keys / "other.pem").string() + ":" + (keys / "vendor.pem").string()).c_str(), 1);
+  Result<std::string> package = PreparePackage();
+  ASSERT_TRUE(package.ok()) << package.status().ToString();
+  EXPECT_NE(*package, "builtin");  // signed by a trusted key: used
+  Result<PackageReport> report = VerifyPackage(dir_);
+  ASSERT_TRUE(report.ok());
+  bool passed = false;
+  for (const PackageFinding& f : report->findings)
+    passed = passed || (f.check == "signature" && f.severity == FindingSeverity::kPass);
+  EXPECT_TRUE(passed);
+
+  // Changed after signing (one character of the version): refused, the built-in Add runs.
+  std::string changed = text;
+  changed[changed.find("\"version\"") + 12] ^= 1;
+  WriteManifestText(changed);
+  ClearParamCache();
+  ExpectManifestRejected("does not verify manifest.json with any trusted key");
+  report = VerifyPackage(dir_);
+  ASSERT_TRUE(report.ok());
+  EXPECT_FALSE(report->ok());
+
+  // Signed by a key that is not trusted.
+  WriteManifestText(text);
+  std::ofstream(dir_ / "manifest.json.sig", std::ios::binary | std::ios::trunc) << other.Sign(text);
+  setenv("TESSERA_TRUSTED_KEYS", (keys / "vendor.pem").c_str(), 1);
+  ClearParamCache();
+  ExpectManifestRejected("does not verify manifest.json with any trusted key");
+
+  // Not signed at all.
+  fs::remove(dir_ / "manifest.json.sig");
+  ClearParamCache();
+  ExpectManifestRejected("every package must be signed");
+  unsetenv("TESSERA_TRUSTED_KEYS");
+  fs::remove_all(keys);
 }
 
 // A library loaded through /proc/self/fd/N keeps that name after its descriptor is closed; a

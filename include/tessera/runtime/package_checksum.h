@@ -71,9 +71,32 @@ Result<PackageFile> OpenVerifiedPackageFile(const std::filesystem::path& package
 
 // dlopen(RTLD_NOW | RTLD_LOCAL) of an opened, verified file through /proc/self/fd/N. When a
 // library loaded earlier still holds that name, the descriptor is first moved to a free number
-// (so `file` may change its fd). Keep the file open as long as the handle is used. Errors name
-// file.path() and the loader's message.
+// (so `file` may change its fd). Keep the file open as long as the library stays loaded - C++
+// libraries often stay after dlclose - or its name could later stand for another file: use
+// ClosePackageLibrary to close both. Errors name file.path() and the loader's message.
 Result<void*> DlopenPackageFile(PackageFile& file);
+
+// dlclose(handle), then closes `file`'s descriptor only if the library really left the process;
+// otherwise the descriptor stays open (released) so its name keeps meaning this file.
+void ClosePackageLibrary(void* handle, PackageFile& file);
+
+// Optional package signatures (for vendors who ship packages). A package may carry
+// `manifest.json.sig`: the 64-byte Ed25519 signature of manifest.json's exact bytes, as written by
+// `openssl pkeyutl -sign -rawin -inkey key.pem -in manifest.json -out manifest.json.sig`. The
+// manifest records every library's sha256, so a valid signature covers the whole package. When
+// TESSERA_TRUSTED_KEYS lists public keys (PEM files, colon separated), every package found on the
+// search path except the built-in one and packages linked into the application must carry a
+// signature that one of them verifies; otherwise it is skipped with the reason.
+inline constexpr std::string_view kTrustedKeysEnv = "TESSERA_TRUSTED_KEYS";
+inline constexpr std::string_view kSignatureFileName = "manifest.json.sig";
+
+// OK when `signature_file` holds an Ed25519 signature of `manifest_text` made with the private key
+// of one of the PEM public keys listed in `trusted_keys` (colon separated paths). Errors say which:
+// the signature file is missing or not 64 bytes, a key file cannot be read or is not an Ed25519
+// public key, or no listed key verifies the signature.
+Status VerifyManifestSignature(std::string_view manifest_text,
+                               const std::filesystem::path& signature_file,
+                               std::string_view trusted_keys);
 
 // Refuses to let `binary` be loaded unless OpenVerifiedPackageFile(package_dir, binPath, sha256)
 // passes; the opened file is closed again (use OpenVerifiedPackageFile to keep it for loading).
