@@ -2,7 +2,11 @@
  *
  * Every call returns a tsrStatus; on failure tsrGetLastErrorMessage() gives the message of the last
  * failed call on this thread (it names the argument and what was expected). No C++ exception
- * crosses this API. Handles are opaque; each create has a destroy. The operator functions of the
+ * crosses this API. Handles are opaque; each create has a destroy. Every handle passed in is checked
+ * against the live handles first: a destroyed, doubly destroyed, garbage or wrong-kind handle returns
+ * TSR_ERROR_INVALID_ARGUMENT naming the call and the handle ("tsrSynchronizeStream: stream 0x... is
+ * not a live stream"), never a crash or a double free; NULL pointers are errors unless documented
+ * (NULL stream = the default stream). The operator functions of the
  * two-stage API (tsrXxxGetWorkspaceSize / tsrXxx) are declared by the operator packages.
  */
 #ifndef TESSERA_TESSERA_NN_H_

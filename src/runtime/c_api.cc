@@ -1,7 +1,13 @@
 // The C API over the device layer and tensor descriptions. Every entry point catches everything:
 // no exception crosses into C.
+#include <cstdio>
+#include <deque>
 #include <exception>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
 #include <string>
+#include <unordered_map>
 
 #include "c_api_internal.h"
 #include "tessera/core/tensor_desc.h"
@@ -15,6 +21,96 @@ namespace {
 thread_local std::string tls_last_error;
 }  // namespace
 
+namespace {
+
+struct HandleRegistry {
+  std::shared_mutex mu;
+  std::unordered_map<const void*, HandleKind> live;
+  std::mutex retired_mu;
+  std::deque<void*> retired;  // destroyed handles' memory, oldest first
+};
+
+HandleRegistry& Handles() {
+  static HandleRegistry* registry = new HandleRegistry();  // immortal: handles outlive main
+  return *registry;
+}
+
+}  // namespace
+
+const char* HandleKindName(HandleKind kind) {
+  switch (kind) {
+    case HandleKind::kStream:
+      return "stream";
+    case HandleKind::kEvent:
+      return "event";
+    case HandleKind::kTensor:
+      return "tensor";
+    case HandleKind::kExecutor:
+      return "executor";
+    case HandleKind::kWorkspacePool:
+      return "workspace pool";
+    default:
+      return "handle";
+  }
+}
+
+void RegisterHandle(HandleKind kind, const void* handle) {
+  HandleRegistry& r = Handles();
+  std::unique_lock lock(r.mu);
+  r.live[handle] = kind;
+}
+
+bool UnregisterHandle(HandleKind kind, const void* handle) {
+  HandleRegistry& r = Handles();
+  std::unique_lock lock(r.mu);
+  const auto it = r.live.find(handle);
+  if (it == r.live.end() || it->second != kind) return false;
+  r.live.erase(it);
+  return true;
+}
+
+void DeferFree(void* memory) {
+  constexpr size_t kQuarantine = 1024;
+  HandleRegistry& r = Handles();
+  void* oldest = nullptr;
+  {
+    std::lock_guard lock(r.retired_mu);
+    r.retired.push_back(memory);
+    if (r.retired.size() > kQuarantine) {
+      oldest = r.retired.front();
+      r.retired.pop_front();
+    }
+  }
+  ::operator delete(oldest);
+}
+
+Status CheckHandle(const char* api, const char* what, HandleKind kind, const void* handle) {
+  if (handle == nullptr) {
+    return InvalidArgument(std::string(api) + ": " + what + " is NULL");
+  }
+  HandleRegistry& r = Handles();
+  std::optional<HandleKind> found;
+  {
+    std::shared_lock lock(r.mu);
+    const auto it = r.live.find(handle);
+    if (it != r.live.end()) found = it->second;
+  }
+  if (found == kind) return OkStatus();
+  char address[32];
+  std::snprintf(address, sizeof(address), "%p", handle);
+  if (found) {
+    const auto a = [](HandleKind k) {
+      return std::string(k == HandleKind::kEvent || k == HandleKind::kExecutor ? "an " : "a ") +
+             HandleKindName(k);
+    };
+    return InvalidArgument(std::string(api) + ": " + what + " " + address + " is " + a(*found) +
+                           ", not " + a(kind));
+  }
+  return InvalidArgument(std::string(api) + ": " + what + " " + address + " is not a live " +
+                         HandleKindName(kind) +
+                         " (already destroyed, or not created by this library)");
+}
+
 tsrStatus Report(const Status& status) {
   if (status.ok()) return TSR_SUCCESS;
   tls_last_error = std::string(status.message());
@@ -25,7 +121,9 @@ tsrStatus Report(const Status& status) {
 
 namespace {
 
+using tessera::c_api::CheckHandle;
 using tessera::c_api::Guard;
+using tessera::c_api::HandleKind;
 using tessera::c_api::Report;
 using tessera::c_api::StreamOf;
 
@@ -82,8 +180,9 @@ tsrStatus tsrMemcpy(void* dst, size_t destMax, const void* src, size_t count, ts
 tsrStatus tsrMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count,
                          tsrMemcpyKind kind, tsrStream stream) {
   return Guard("tsrMemcpyAsync", [&] {
-    return tessera::device::MemcpyAsync(
-        dst, destMax, src, count, static_cast<tessera::device::MemcpyKind>(kind), StreamOf(stream));
+    TESSERA_ASSIGN_OR_RETURN(const auto s, StreamOf("tsrMemcpyAsync", stream));
+    return tessera::device::MemcpyAsync(dst, destMax, src, count,
+                                        static_cast<tessera::device::MemcpyKind>(kind), s);
   });
 }
 
@@ -93,7 +192,8 @@ tsrStatus tsrMemset(void* dst, size_t destMax, int value, size_t count) {
 
 tsrStatus tsrMemsetAsync(void* dst, size_t destMax, int value, size_t count, tsrStream stream) {
   return Guard("tsrMemsetAsync", [&] {
-    return tessera::device::MemsetAsync(dst, destMax, value, count, StreamOf(stream));
+    TESSERA_ASSIGN_OR_RETURN(const auto s, StreamOf("tsrMemsetAsync", stream));
+    return tessera::device::MemsetAsync(dst, destMax, value, count, s);
   });
 }
 
@@ -103,6 +203,7 @@ tsrStatus tsrCreateStream(tsrStream* stream) {
     auto s = tessera::device::Stream::Create();
     if (!s.ok()) return s.status();
     *stream = new tsrStreamHandle{*s};
+    tessera::c_api::RegisterHandle(HandleKind::kStream, *stream);
     return tessera::OkStatus();
   });
 }
@@ -111,23 +212,37 @@ tsrStatus tsrDestroyStream(tsrStream stream) {
   return Guard("tsrDestroyStream", [&] {
     if (stream == nullptr)
       return tessera::InvalidArgument("tsrDestroyStream: the default stream cannot be destroyed");
+    TESSERA_RETURN_IF_ERROR(CheckHandle("tsrDestroyStream", "stream", HandleKind::kStream, stream));
+    if (!tessera::c_api::UnregisterHandle(HandleKind::kStream, stream)) {
+      // Another thread destroyed it between the check and now.
+      return CheckHandle("tsrDestroyStream", "stream", HandleKind::kStream, stream);
+    }
     tessera::Status st = stream->stream.Synchronize();
-    delete stream;
+    tessera::c_api::Retire(stream);
     return st;
   });
 }
 
 tsrStatus tsrSynchronizeStream(tsrStream stream) {
-  return Guard("tsrSynchronizeStream", [&] { return StreamOf(stream).Synchronize(); });
+  return Guard("tsrSynchronizeStream", [&] {
+    TESSERA_ASSIGN_OR_RETURN(const auto s, StreamOf("tsrSynchronizeStream", stream));
+    return s.Synchronize();
+  });
 }
 
 tsrStatus tsrQueryStream(tsrStream stream) {
-  return Guard("tsrQueryStream", [&] { return StreamOf(stream).Query(); });
+  return Guard("tsrQueryStream", [&] {
+    TESSERA_ASSIGN_OR_RETURN(const auto s, StreamOf("tsrQueryStream", stream));
+    return s.Query();
+  });
 }
 
 tsrStatus tsrResetStreamError(tsrStream stream) {
-  StreamOf(stream).ResetError();
-  return TSR_SUCCESS;
+  return Guard("tsrResetStreamError", [&] {
+    TESSERA_ASSIGN_OR_RETURN(const auto s, StreamOf("tsrResetStreamError", stream));
+    s.ResetError();
+    return tessera::OkStatus();
+  });
 }
 
 tsrStatus tsrCreateEvent(tsrEvent* event) {
@@ -136,44 +251,50 @@ tsrStatus tsrCreateEvent(tsrEvent* event) {
     auto e = tessera::device::Event::Create();
     if (!e.ok()) return e.status();
     *event = new tsrEventHandle{*e};
+    tessera::c_api::RegisterHandle(HandleKind::kEvent, *event);
     return tessera::OkStatus();
   });
 }
 
 tsrStatus tsrDestroyEvent(tsrEvent event) {
   return Guard("tsrDestroyEvent", [&] {
-    if (event == nullptr) return tessera::InvalidArgument("tsrDestroyEvent: event is NULL");
-    delete event;
+    TESSERA_RETURN_IF_ERROR(CheckHandle("tsrDestroyEvent", "event", HandleKind::kEvent, event));
+    if (!tessera::c_api::UnregisterHandle(HandleKind::kEvent, event)) {
+      return CheckHandle("tsrDestroyEvent", "event", HandleKind::kEvent, event);
+    }
+    tessera::c_api::Retire(event);
     return tessera::OkStatus();
   });
 }
 
 tsrStatus tsrRecordEvent(tsrEvent event, tsrStream stream) {
   return Guard("tsrRecordEvent", [&] {
-    if (event == nullptr) return tessera::InvalidArgument("tsrRecordEvent: event is NULL");
-    return event->event.Record(StreamOf(stream));
+    TESSERA_RETURN_IF_ERROR(CheckHandle("tsrRecordEvent", "event", HandleKind::kEvent, event));
+    TESSERA_ASSIGN_OR_RETURN(const auto s, StreamOf("tsrRecordEvent", stream));
+    return event->event.Record(s);
   });
 }
 
 tsrStatus tsrStreamWaitEvent(tsrStream stream, tsrEvent event) {
   return Guard("tsrStreamWaitEvent", [&] {
-    if (event == nullptr) return tessera::InvalidArgument("tsrStreamWaitEvent: event is NULL");
-    return tessera::device::StreamWaitEvent(StreamOf(stream), event->event);
+    TESSERA_RETURN_IF_ERROR(CheckHandle("tsrStreamWaitEvent", "event", HandleKind::kEvent, event));
+    TESSERA_ASSIGN_OR_RETURN(const auto s, StreamOf("tsrStreamWaitEvent", stream));
+    return tessera::device::StreamWaitEvent(s, event->event);
   });
 }
 
 tsrStatus tsrSynchronizeEvent(tsrEvent event) {
   return Guard("tsrSynchronizeEvent", [&] {
-    if (event == nullptr) return tessera::InvalidArgument("tsrSynchronizeEvent: event is NULL");
+    TESSERA_RETURN_IF_ERROR(CheckHandle("tsrSynchronizeEvent", "event", HandleKind::kEvent, event));
     return event->event.Synchronize();
   });
 }
 
 tsrStatus tsrEventElapsedTime(float* ms, tsrEvent start, tsrEvent end) {
   return Guard("tsrEventElapsedTime", [&] {
-    if (ms == nullptr || start == nullptr || end == nullptr) {
-      return tessera::InvalidArgument("tsrEventElapsedTime: ms, start and end must not be NULL");
-    }
+    if (ms == nullptr) return tessera::InvalidArgument("tsrEventElapsedTime: ms is NULL");
+    TESSERA_RETURN_IF_ERROR(CheckHandle("tsrEventElapsedTime", "start", HandleKind::kEvent, start));
+    TESSERA_RETURN_IF_ERROR(CheckHandle("tsrEventElapsedTime", "end", HandleKind::kEvent, end));
     auto r = tessera::device::Event::ElapsedMs(start->event, end->event);
     if (!r.ok()) return r.status();
     *ms = *r;
@@ -217,23 +338,28 @@ tsrTensor* tsrCreateTensor(const int64_t* shape, uint64_t rank, const int64_t* s
       return tessera::InvalidArgument("tsrCreateTensor: deviceAddr is NULL for a non-empty tensor");
     }
     out = new tsrTensor{std::move(desc), deviceAddr};
+    tessera::c_api::RegisterHandle(HandleKind::kTensor, out);
     return tessera::OkStatus();
   });
   return out;
 }
 
 tsrStatus tsrDestroyTensor(const tsrTensor* tensor) {
-  if (tensor == nullptr)
-    return Fail(tessera::StatusCode::kInvalidArgument, "tsrDestroyTensor: tensor is NULL");
-  delete tensor;
+  if (!tessera::c_api::UnregisterHandle(HandleKind::kTensor, tensor)) {
+    return Report(CheckHandle("tsrDestroyTensor", "tensor", HandleKind::kTensor, tensor));
+  }
+  tessera::c_api::Retire(const_cast<tsrTensor*>(tensor));
   return TSR_SUCCESS;
 }
 
 tsrStatus tsrGetTensorShape(const tsrTensor* tensor, int64_t* dims, uint64_t capacity,
                             uint64_t* rank) {
-  if (tensor == nullptr || rank == nullptr) {
-    return Fail(tessera::StatusCode::kInvalidArgument,
-                "tsrGetTensorShape: tensor and rank must not be NULL");
+  if (rank == nullptr) {
+    return Fail(tessera::StatusCode::kInvalidArgument, "tsrGetTensorShape: rank is NULL");
+  }
+  if (tessera::Status st = CheckHandle("tsrGetTensorShape", "tensor", HandleKind::kTensor, tensor);
+      !st.ok()) {
+    return Report(st);
   }
   const auto r = static_cast<uint64_t>(tensor->desc.shape.rank());
   *rank = r;
@@ -247,18 +373,26 @@ tsrStatus tsrGetTensorShape(const tsrTensor* tensor, int64_t* dims, uint64_t cap
 }
 
 tsrStatus tsrGetTensorDataType(const tsrTensor* tensor, tsrDataType* dtype) {
-  if (tensor == nullptr || dtype == nullptr) {
-    return Fail(tessera::StatusCode::kInvalidArgument,
-                "tsrGetTensorDataType: tensor and dtype must not be NULL");
+  if (dtype == nullptr) {
+    return Fail(tessera::StatusCode::kInvalidArgument, "tsrGetTensorDataType: dtype is NULL");
+  }
+  if (tessera::Status st =
+          CheckHandle("tsrGetTensorDataType", "tensor", HandleKind::kTensor, tensor);
+      !st.ok()) {
+    return Report(st);
   }
   *dtype = static_cast<tsrDataType>(tensor->desc.dtype);
   return TSR_SUCCESS;
 }
 
 tsrStatus tsrGetTensorAddress(const tsrTensor* tensor, void** deviceAddr) {
-  if (tensor == nullptr || deviceAddr == nullptr) {
-    return Fail(tessera::StatusCode::kInvalidArgument,
-                "tsrGetTensorAddress: tensor and deviceAddr must not be NULL");
+  if (deviceAddr == nullptr) {
+    return Fail(tessera::StatusCode::kInvalidArgument, "tsrGetTensorAddress: deviceAddr is NULL");
+  }
+  if (tessera::Status st =
+          CheckHandle("tsrGetTensorAddress", "tensor", HandleKind::kTensor, tensor);
+      !st.ok()) {
+    return Report(st);
   }
   *deviceAddr = tensor->address;
   return TSR_SUCCESS;

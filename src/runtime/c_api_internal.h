@@ -1,6 +1,7 @@
 // Shared by the C API sources: handle layouts and error reporting.
 #pragma once
 
+#include <cstdint>
 #include <exception>
 #include <string>
 
@@ -37,8 +38,35 @@ tsrStatus Guard(const char* api, Fn&& fn) {
   }
 }
 
-inline device::Stream StreamOf(tsrStream s) {
-  return s ? s->stream : device::Stream();
+// Live handles of every kind. A handle is a pointer the C API handed out and has not destroyed:
+// checking membership before dereferencing means a destroyed, doubly destroyed or garbage handle
+// is reported (naming the handle) instead of read. O(1): one hash lookup under a shared lock.
+enum class HandleKind : uint8_t { kStream, kEvent, kTensor, kExecutor, kWorkspacePool };
+const char* HandleKindName(HandleKind kind);  // "stream", "event", "tensor", ...
+void RegisterHandle(HandleKind kind, const void* handle);
+// Forgets `handle`; false when it was not a live handle of `kind` (the caller must not free it).
+bool UnregisterHandle(HandleKind kind, const void* handle);
+// OK when `handle` is a live handle of `kind`; otherwise InvalidArgument "<api>: <what> 0x... is
+// not a live <kind> (destroyed, or not created by this library)". A null handle is an error too.
+Status CheckHandle(const char* api, const char* what, HandleKind kind, const void* handle);
+
+// Frees the memory of a destroyed handle later (after 1024 more handles were destroyed), so a
+// handle used right after its destruction is not yet the address of a new handle of another kind
+// or of a new handle of the same kind (which would make the misuse undetectable).
+void DeferFree(void* memory);
+// Destroys a handle's object now and frees its memory later (DeferFree). `handle` must have been
+// unregistered and allocated with `new`.
+template <class T>
+void Retire(T* handle) {
+  handle->~T();
+  DeferFree(handle);
+}
+
+// The stream of a handle (null: the default stream), or why the handle is not a live stream.
+inline Result<device::Stream> StreamOf(const char* api, tsrStream s) {
+  if (s == nullptr) return device::Stream();
+  TESSERA_RETURN_IF_ERROR(CheckHandle(api, "stream", HandleKind::kStream, s));
+  return s->stream;
 }
 inline const TensorDesc& DescOf(const tsrTensor* t) {
   return t->desc;

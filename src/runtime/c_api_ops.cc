@@ -18,7 +18,9 @@ struct tsrWorkspacePool {
 namespace {
 
 using tessera::Status;
+using tessera::c_api::CheckHandle;
 using tessera::c_api::Guard;
+using tessera::c_api::HandleKind;
 using tessera::c_api::Report;
 using tessera::runtime::AttrValue;
 using tessera::runtime::TensorArg;
@@ -94,6 +96,8 @@ Status Prepare(const char* package_dir, const char* op_type, const tsrTensor* co
     if (inputs[i] == nullptr) {
       call.inputs.emplace_back(std::nullopt);
     } else {
+      const std::string what = "input " + std::to_string(i);
+      TESSERA_RETURN_IF_ERROR(CheckHandle(op_type, what.c_str(), HandleKind::kTensor, inputs[i]));
       call.inputs.emplace_back(
           TensorArg{tessera::c_api::DescOf(inputs[i]), tessera::c_api::AddressOf(inputs[i])});
     }
@@ -103,6 +107,8 @@ Status Prepare(const char* package_dir, const char* op_type, const tsrTensor* co
       return tessera::InvalidArgument(std::string(op_type) + ": output " + std::to_string(i) +
                                       " is NULL");
     }
+    const std::string what = "output " + std::to_string(i);
+    TESSERA_RETURN_IF_ERROR(CheckHandle(op_type, what.c_str(), HandleKind::kTensor, outputs[i]));
     call.outputs.push_back(
         TensorArg{tessera::c_api::DescOf(outputs[i]), tessera::c_api::AddressOf(outputs[i])});
   }
@@ -115,6 +121,7 @@ Status Prepare(const char* package_dir, const char* op_type, const tsrTensor* co
   }
   TESSERA_ASSIGN_OR_RETURN(auto exec, tessera::runtime::PrepareOp(call, workspace_size));
   *executor = new tsrOpExecutor{std::move(exec)};
+  tessera::c_api::RegisterHandle(HandleKind::kExecutor, *executor);
   return tessera::OkStatus();
 }
 
@@ -147,33 +154,50 @@ tsrStatus tsrOpGetWorkspaceSizeInPackage(const char* packageDir, const char* opT
 
 tsrStatus tsrOpExecute(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
                        tsrStream stream) {
-  if (executor == nullptr)
-    return Report(tessera::InvalidArgument("tsrOpExecute: executor is NULL"));
+  if (tessera::Status st = CheckHandle("tsrOpExecute", "executor", HandleKind::kExecutor, executor);
+      !st.ok()) {
+    return Report(st);
+  }
   const tsrStatus status = Guard("tsrOpExecute", [&] {
-    return tessera::runtime::ExecuteOp(*executor->impl, workspace, workspaceSize,
-                                       tessera::c_api::StreamOf(stream));
+    TESSERA_ASSIGN_OR_RETURN(const auto s, tessera::c_api::StreamOf("tsrOpExecute", stream));
+    return tessera::runtime::ExecuteOp(*executor->impl, workspace, workspaceSize, s);
   });
-  if (!executor->impl->repeatable()) delete executor;
+  // A single-use executor is released by its run (whatever the outcome), so it cannot run twice.
+  if (!executor->impl->repeatable() &&
+      tessera::c_api::UnregisterHandle(HandleKind::kExecutor, executor)) {
+    tessera::c_api::Retire(executor);
+  }
   return status;
 }
 
 tsrStatus tsrSetExecutorRepeatable(tsrOpExecutor* executor) {
-  if (executor == nullptr)
-    return Report(tessera::InvalidArgument("tsrSetExecutorRepeatable: executor is NULL"));
+  if (tessera::Status st =
+          CheckHandle("tsrSetExecutorRepeatable", "executor", HandleKind::kExecutor, executor);
+      !st.ok()) {
+    return Report(st);
+  }
   executor->impl->set_repeatable(true);
   return TSR_SUCCESS;
 }
 
 tsrStatus tsrSetExecutorTensorAddress(tsrOpExecutor* executor, uint64_t index, void* deviceAddr) {
-  if (executor == nullptr)
-    return Report(tessera::InvalidArgument("tsrSetExecutorTensorAddress: executor is NULL"));
-  return Report(executor->impl->SetAddress(index, deviceAddr));
+  if (tessera::Status st =
+          CheckHandle("tsrSetExecutorTensorAddress", "executor", HandleKind::kExecutor, executor);
+      !st.ok()) {
+    return Report(st);
+  }
+  return Guard("tsrSetExecutorTensorAddress", [&] {
+    tessera::Status st = executor->impl->SetAddress(index, deviceAddr);
+    if (st.ok()) return st;
+    return tessera::Status(st.code(), "tsrSetExecutorTensorAddress: " + std::string(st.message()));
+  });
 }
 
 tsrStatus tsrDestroyExecutor(tsrOpExecutor* executor) {
-  if (executor == nullptr)
-    return Report(tessera::InvalidArgument("tsrDestroyExecutor: executor is NULL"));
-  delete executor;
+  if (!tessera::c_api::UnregisterHandle(HandleKind::kExecutor, executor)) {
+    return Report(CheckHandle("tsrDestroyExecutor", "executor", HandleKind::kExecutor, executor));
+  }
+  tessera::c_api::Retire(executor);
   return TSR_SUCCESS;
 }
 
@@ -181,13 +205,18 @@ tsrStatus tsrCreateWorkspacePool(tsrWorkspacePool** pool) {
   if (pool == nullptr)
     return Report(tessera::InvalidArgument("tsrCreateWorkspacePool: pool is NULL"));
   *pool = new tsrWorkspacePool();
+  tessera::c_api::RegisterHandle(HandleKind::kWorkspacePool, *pool);
   return TSR_SUCCESS;
 }
 
 tsrStatus tsrWorkspacePoolGet(tsrWorkspacePool* pool, uint64_t size, void** workspace) {
-  if (pool == nullptr || workspace == nullptr) {
-    return Report(
-        tessera::InvalidArgument("tsrWorkspacePoolGet: pool and workspace must not be NULL"));
+  if (workspace == nullptr) {
+    return Report(tessera::InvalidArgument("tsrWorkspacePoolGet: workspace is NULL"));
+  }
+  if (tessera::Status st =
+          CheckHandle("tsrWorkspacePoolGet", "pool", HandleKind::kWorkspacePool, pool);
+      !st.ok()) {
+    return Report(st);
   }
   return Guard("tsrWorkspacePoolGet", [&] {
     auto p = pool->impl.Get(size);
@@ -198,10 +227,11 @@ tsrStatus tsrWorkspacePoolGet(tsrWorkspacePool* pool, uint64_t size, void** work
 }
 
 tsrStatus tsrDestroyWorkspacePool(tsrWorkspacePool* pool) {
-  if (pool == nullptr)
-    return Report(tessera::InvalidArgument("tsrDestroyWorkspacePool: pool is NULL"));
+  if (!tessera::c_api::UnregisterHandle(HandleKind::kWorkspacePool, pool)) {
+    return Report(CheckHandle("tsrDestroyWorkspacePool", "pool", HandleKind::kWorkspacePool, pool));
+  }
   const tessera::Status st = pool->impl.Release();
-  delete pool;
+  tessera::c_api::Retire(pool);
   return Report(st);
 }
 

@@ -1,6 +1,7 @@
 #include "tessera/runtime/op_runtime.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <array>
 #include <atomic>
@@ -82,30 +83,60 @@ class PackageRuntime {
   }
 
   Result<Plan> BuildPlan(const OpCall& call);
+  // The packages of the current search; manifests are parsed once per process and again only
+  // when their file changes (device, inode, size or modification time).
+  // The parsed packages of the search (pinned_dir empty) or of one pinned package directory.
+  Result<std::shared_ptr<const PackageSet>> Packages(const std::string& pinned_dir);
   LruCache<Plan>& cache() { return cache_; }
   std::atomic<uint64_t> tiling_calls{0};
   std::atomic<uint64_t> package_lookups{0};
 
  private:
   PackageRuntime() : cache_(CacheLimitFromEnv()) {}
-  Result<void*> Open(const fs::path& path);
+  // The library `relative` of `package`, verified against `sha256` and loaded once: a library
+  // already loaded with that digest is not hashed again (what runs is what was verified).
+  Result<void*> Open(const LoadedPackage& package, const std::string& relative,
+                     const std::string& sha256, std::string_view what, std::string_view subject);
   Result<const OpDef*> LoadOpDef(const LoadedPackage& package, const std::string& op_type);
   Result<KernelEntryInfo> LoadEntry(const LoadedPackage& package, const ManifestBinary& binary,
                                     const std::string& kernel, uint64_t key);
 
   LruCache<Plan> cache_;
   std::mutex mu_;
-  std::map<std::string, void*> handles_;  // never closed: cached plans point into them
+  // By "<path>\n<sha256>"; never closed (cached plans point into them), and their files stay
+  // open so no later library can take over their /proc/self/fd name.
+  std::map<std::string, void*> handles_;
+  std::mutex packages_mu_;
+  struct LoadedSet {
+    std::string signature;  // the search and each manifest's file identity
+    std::shared_ptr<const PackageSet> set;
+  };
+  std::map<std::string, LoadedSet> packages_;  // by pinned directory ("" = the search)
   std::map<std::string, std::vector<std::unique_ptr<OpDef>>> op_defs_;
 };
 
-Result<void*> PackageRuntime::Open(const fs::path& path) {
-  const std::string key = path.string();
+Result<void*> PackageRuntime::Open(const LoadedPackage& package, const std::string& relative,
+                                   const std::string& sha256, std::string_view what,
+                                   std::string_view subject) {
+  const fs::path dir = package.candidate.dir;
+  const std::string key = (dir / relative).string() + "\n" + sha256;
   if (auto it = handles_.find(key); it != handles_.end()) return it->second;
-  void* handle = dlopen(key.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) return NotFound("cannot load " + key + ": " + dlerror());
+  TESSERA_ASSIGN_OR_RETURN(PackageFile file,
+                           OpenVerifiedPackageFile(dir, relative, sha256, what, subject));
+  TESSERA_ASSIGN_OR_RETURN(void* handle, DlopenPackageFile(file));
+  (void)file.Release();
   handles_[key] = handle;
   return handle;
+}
+
+// Identity of a file's current content, as far as stat tells: "" when it cannot be stat'ed.
+std::string FileIdentity(const fs::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return "";
+  return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
+         std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_ctim.tv_sec) + "." +
+         std::to_string(st.st_ctim.tv_nsec);
 }
 
 // A linked package's registered parts, by name.
@@ -126,14 +157,18 @@ Result<const OpDef*> PackageRuntime::LoadOpDef(const LoadedPackage& package,
   const std::string library =
       IsLinked(package) ? "linked package " + package.manifest.package
                         : (package.candidate.dir / package.manifest.tiling_library).string();
-  auto& defs = op_defs_[library];
+  // The digest is part of the key: a rebuilt op library is a different library.
+  auto& defs = op_defs_[library + "\n" + package.manifest.tiling_library_sha256];
   if (defs.empty()) {
     OpDefinitionsFn list = nullptr;
     if (IsLinked(package)) {
       TESSERA_ASSIGN_OR_RETURN(const LinkedPackage linked, FindLinked(package.manifest.package));
       list = linked.ops;
     } else {
-      TESSERA_ASSIGN_OR_RETURN(void* handle, Open(library));
+      TESSERA_ASSIGN_OR_RETURN(
+          void* handle,
+          Open(package, package.manifest.tiling_library, package.manifest.tiling_library_sha256,
+               "op library", "package " + package.manifest.package));
       list = reinterpret_cast<OpDefinitionsFn>(dlsym(handle, kOpDefinitionsSymbol));
     }
     if (list == nullptr) {
@@ -164,7 +199,8 @@ Result<KernelEntryInfo> PackageRuntime::LoadEntry(const LoadedPackage& package,
     list = linked.kernels;
   } else {
     library = (package.candidate.dir / binary.bin_path).string();
-    TESSERA_ASSIGN_OR_RETURN(void* handle, Open(library));
+    TESSERA_ASSIGN_OR_RETURN(void* handle, Open(package, binary.bin_path, binary.sha256, "binary",
+                                                binary.simplified_key));
     list = reinterpret_cast<KernelEntriesFn>(dlsym(handle, kKernelEntriesSymbol));
     if (list == nullptr) {
       return NotFound("kernel library " + library + " exports no " + kKernelEntriesSymbol);
@@ -185,19 +221,46 @@ std::string Hex(uint64_t v) {
   return buf;
 }
 
-Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
-  package_lookups.fetch_add(1);
+Result<std::shared_ptr<const PackageSet>> PackageRuntime::Packages(const std::string& pinned_dir) {
   PackageSearch search;
-  if (call.package_dir.empty()) {
+  if (pinned_dir.empty()) {
     TESSERA_ASSIGN_OR_RETURN(search,
                              ResolvePackageSearchWithLinked(ProcessEnv(), BuiltinPackageDir()));
   } else {
-    search = PinnedPackageSearch(call.package_dir);
+    search = PinnedPackageSearch(pinned_dir);
   }
-  const PackageSet set = LoadPackages(search);
-  TESSERA_ASSIGN_OR_RETURN(OpMatch match, FindOp(set, call.op_type));
+  std::string signature;
+  for (const PackageCandidate& c : search.candidates) {
+    signature += c.Describe() + "\n" + (c.used ? "1" : "0") + c.reason + "\n";
+    if (c.used && c.origin != PackageOrigin::kLinked) {
+      signature += FileIdentity(c.dir / kManifestFileName) + "\n" +
+                   FileIdentity(c.dir / kSignatureFileName) + "\n";
+    }
+  }
+  if (const char* keys = std::getenv(std::string(kTrustedKeysEnv).c_str())) signature += keys;
+  for (const std::string& w : search.warnings)
+    signature += w + "\n";
+  std::lock_guard<std::mutex> lock(packages_mu_);
+  LoadedSet& cached = packages_[pinned_dir];
+  if (cached.set && signature == cached.signature) return cached.set;
+  cached.set = std::make_shared<const PackageSet>(LoadPackages(search));
+  cached.signature = std::move(signature);
+  return cached.set;
+}
+
+Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
+  package_lookups.fetch_add(1);
+  TESSERA_ASSIGN_OR_RETURN(const std::shared_ptr<const PackageSet> set,
+                           Packages(call.package_dir));
+  TESSERA_ASSIGN_OR_RETURN(OpMatch match, FindOp(*set, call.op_type));
   const fs::path dir = match.package->candidate.dir;
   TESSERA_ASSIGN_OR_RETURN(const OpDef* def, LoadOpDef(*match.package, call.op_type));
+  if (def->KernelName() != match.op->kernel) {
+    return FailedPrecondition(
+        "package " + match.package->manifest.package + ": the manifest maps " + call.op_type +
+        " to kernel " + match.op->kernel + ", but the op library registers " + call.op_type +
+        " with kernel " + def->KernelName() + "; refusing to run another op's kernel");
+  }
   if (def->tiling_schema_hash() != match.op->tiling_schema_hash) {
     return FailedPrecondition("package " + match.package->manifest.package +
                               ": the manifest records tiling struct hash " +
@@ -259,8 +322,8 @@ Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
   }
   const ManifestBinary* binary = *selected;
   TESSERA_RETURN_IF_ERROR(FindKernelEntry(*binary, ctx.tiling_key()).status());
-  // A linked package's kernels are in the process already: no file to verify.
-  if (!IsLinked(*match.package)) TESSERA_RETURN_IF_ERROR(VerifyBinary(dir, *binary));
+  // LoadEntry verifies a kernel library's file before loading it (a linked package's kernels are
+  // in the process already).
   TESSERA_ASSIGN_OR_RETURN(KernelEntryInfo entry,
                            LoadEntry(*match.package, *binary, match.op->kernel, ctx.tiling_key()));
   const size_t wanted = call.inputs.size() + call.outputs.size() + 2;
@@ -362,6 +425,17 @@ Status OpExecutor::SetAddress(size_t index, void* address) {
                            " is out of range; the op has " + std::to_string(addresses_.size()) +
                            " tensors");
   }
+  const uint64_t bytes = index < bytes_.size() ? bytes_[index] : 0;
+  if (bytes > 0 && address == nullptr) {
+    return InvalidArgument("SetAddress: the address of tensor " + std::to_string(index) +
+                           " is null, but the tensor holds " + std::to_string(bytes) + " bytes");
+  }
+  if (bytes > 0 && device::CheckedMode() && device::DeviceBytesFrom(address) < bytes) {
+    return InvalidArgument("SetAddress: tensor " + std::to_string(index) + " needs " +
+                           std::to_string(bytes) + " bytes of device memory, but the address has " +
+                           std::to_string(device::DeviceBytesFrom(address)) +
+                           " (not a device allocation, or too small)");
+  }
   addresses_[index] = static_cast<uint8_t*>(address);
   return OkStatus();
 }
@@ -382,13 +456,23 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
       std::shared_ptr<const Plan> plan,
       rt.cache().GetOrBuild(CacheKey(call), [&] { return rt.BuildPlan(call); }));
   std::vector<uint8_t*> addresses;
+  std::vector<uint64_t> bytes;
   addresses.reserve(call.inputs.size() + call.outputs.size());
-  for (const auto& in : call.inputs)
+  bytes.reserve(call.inputs.size() + call.outputs.size());
+  const auto storage = [](const TensorDesc& d) {
+    Result<int64_t> b = d.StorageBytes();
+    return b.ok() && *b > 0 ? static_cast<uint64_t>(*b) : uint64_t{0};
+  };
+  for (const auto& in : call.inputs) {
     addresses.push_back(in ? static_cast<uint8_t*>(in->address) : nullptr);
-  for (const auto& out : call.outputs)
+    bytes.push_back(in ? storage(in->desc) : 0);
+  }
+  for (const auto& out : call.outputs) {
     addresses.push_back(static_cast<uint8_t*>(out.address));
+    bytes.push_back(storage(out.desc));
+  }
   *workspace_size = plan->workspace;
-  return std::make_unique<OpExecutor>(std::move(plan), std::move(addresses));
+  return std::make_unique<OpExecutor>(std::move(plan), std::move(addresses), std::move(bytes));
 }
 
 Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
@@ -407,6 +491,14 @@ Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
   if (plan.workspace > 0 && workspace == nullptr) {
     return InvalidArgument(plan.op_type + ": workspace is null but " +
                            std::to_string(plan.workspace) + " bytes are required");
+  }
+  if (plan.workspace > 0 && device::CheckedMode() &&
+      device::DeviceBytesFrom(workspace) < plan.workspace) {
+    return InvalidArgument(plan.op_type + ": the workspace needs " +
+                           std::to_string(plan.workspace) + " bytes of device memory, but " +
+                           std::to_string(device::DeviceBytesFrom(workspace)) +
+                           " bytes of a device allocation start at its address (host memory, " +
+                           "freed memory or too small an allocation)");
   }
   ArgPack pack;
   size_t n = 0;

@@ -119,9 +119,9 @@ nlohmann::json ElementJson(const TilingField& field, const uint8_t* src) {
       return v;
     }
     case TilingFieldType::kBool: {
-      bool v;
-      std::memcpy(&v, src, sizeof(v));
-      return v;
+      // Read as a byte: bytes from a file or another process may hold values other than 0 and 1,
+      // and loading those as bool is undefined (found by fuzzing); any non-zero byte is true.
+      return *src != 0;
     }
     default:
       return nullptr;

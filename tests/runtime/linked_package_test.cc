@@ -31,6 +31,7 @@ std::string ManifestText(const std::string& name) {
   m.package = name;
   m.version = "1";
   m.tiling_library = "lib/lib" + name + "_ops.so";
+  m.tiling_library_sha256 = std::string(64, 'a');
   OpManifest op;
   op.op = "Add";
   op.kernel = "add";

@@ -1,6 +1,7 @@
 #include "runtime/package/package_search.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "package_test_util.h"
 
@@ -34,6 +35,7 @@ void WritePackage(const fs::path& dir, const std::string& name, std::vector<std:
   m.package = name;
   m.version = "1.0";
   m.tiling_library = "lib/lib" + name + "_tiling.so";
+  m.tiling_library_sha256 = std::string(64, 'a');
   for (const std::string& op : ops) {
     OpManifest o;
     o.op = op;
@@ -92,7 +94,18 @@ TEST(VendorConfig, ErrorsNameFileAndLine) {
             "load_priority=<vendor>,...");
   Result<VendorConfig> missing = ParseVendorConfigFile("/nonexistent/config.ini");
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.status().message(), "/nonexistent/config.ini: cannot be opened for reading");
+  EXPECT_EQ(missing.status().message(),
+            "vendor config /nonexistent/config.ini: cannot be opened for reading (No such file or "
+            "directory)");
+  // Not a regular file: refused without blocking or reading.
+  TempDir dir;
+  ASSERT_EQ(::mkfifo((dir.path() / "config.ini").c_str(), 0600), 0);
+  Result<VendorConfig> fifo = ParseVendorConfigFile(dir.path() / "config.ini");
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_NE(fifo.status().message().find("is a FIFO; expected a regular file"), std::string::npos);
+  Result<VendorConfig> device = ParseVendorConfigFile("/dev/zero");
+  ASSERT_FALSE(device.ok());
+  EXPECT_NE(device.status().message().find("is a character device"), std::string::npos);
 }
 
 // Packages laid out once for every search-order combination: custom packages c1, c2; vendors v1,

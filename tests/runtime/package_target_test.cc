@@ -146,6 +146,7 @@ TEST(PackageTarget, ManifestAcceptsKnownModelsAndRejectsUnknownOnes) {
   m.package = "p";
   m.version = "1";
   m.tiling_library = "lib/libp_ops.so";
+  m.tiling_library_sha256 = std::string(64, 'a');
   OpManifest op = AddWith({"znver3", "icelake-server", "x86-64-v2"});
   ManifestParam x{"x", ManifestParamMode::kRequired, {DataType::kFloat32}, {Format::kND}};
   op.inputs = {x, x};

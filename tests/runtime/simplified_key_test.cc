@@ -293,6 +293,7 @@ PackageManifest KeyedManifest() {
   m.package = "keyed";
   m.version = "1";
   m.tiling_library = "lib/libkeyed_ops.so";
+  m.tiling_library_sha256 = std::string(64, 'a');
   OpManifest op;
   op.op = "ScaleMode";
   op.kernel = "scale_mode";

@@ -2,11 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace tessera::tiling {
 namespace {
+
+// Exact reference arithmetic for totals near INT64_MAX (a GCC/Clang extension).
+__extension__ using Int128 = __int128;
 
 // Core counts the properties are checked for, plus random ones.
 std::vector<int64_t> CoreCounts(std::mt19937_64& rng) {
@@ -94,6 +99,63 @@ TEST(StridedSplit, VisitsEveryTileOnceAndBalances) {
     }
   }
   EXPECT_EQ(StridedSplit::Create(10, 4).value().Count(4), 0);
+}
+
+// Totals and core counts near INT64_MAX: every share is computed exactly (checked against
+// Int128 arithmetic) and the shares of sampled cores tile [0, total) without gaps.
+TEST(ContiguousSplit, ExactNearInt64Max) {
+  std::mt19937_64 rng(std::random_device{}());
+  const int64_t max = INT64_MAX;
+  const std::vector<int64_t> totals = {max,         max - 1,    max - 6,
+                                       max / 2 + 1, max - 4097, static_cast<int64_t>(rng() >> 1)};
+  const std::vector<int64_t> cores = {
+      1, 2, 3, 7, 48, 4097, int64_t{1} << 40, max - 1, max, static_cast<int64_t>(rng() >> 1) + 1};
+  for (int64_t total : totals) {
+    for (int64_t c : cores) {
+      SCOPED_TRACE("total " + std::to_string(total) + " cores " + std::to_string(c));
+      const ContiguousSplit split = *ContiguousSplit::Create(total, c);
+      const Int128 per = (static_cast<Int128>(total) + c - 1) / c;
+      ASSERT_EQ(split.per_core(), static_cast<int64_t>(per));
+      std::vector<int64_t> ids = {0, 1, c - 1, c - 2, c / 2};
+      for (int i = 0; i < 20; ++i)
+        ids.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(c)));
+      for (int64_t id : ids) {
+        if (id < 0 || id >= c) continue;
+        const Int128 begin = std::min<Int128>(id * per, total);
+        const Int128 end = std::min<Int128>(begin + per, total);
+        const Range r = split.RangeOf(id);
+        ASSERT_EQ(r.begin, static_cast<int64_t>(begin)) << "core " << id;
+        ASSERT_EQ(r.end, static_cast<int64_t>(end)) << "core " << id;
+        if (id + 1 < c) {
+          ASSERT_EQ(split.RangeOf(id + 1).begin, r.end) << "core " << id;
+        }
+      }
+      EXPECT_EQ(split.RangeOf(c - 1).end, total);
+      EXPECT_TRUE(split.RangeOf(-1).empty());
+    }
+  }
+}
+
+TEST(StridedSplit, ExactNearInt64MaxAndRejectsOverflowingLoops) {
+  const int64_t max = INT64_MAX;
+  for (int64_t c : {int64_t{1}, int64_t{2}, int64_t{7}, int64_t{4097}, int64_t{1} << 40}) {
+    const int64_t total = max - c;  // the largest total whose loop cannot overflow
+    const StridedSplit split = *StridedSplit::Create(total, c);
+    Int128 sum = 0;
+    for (int64_t id : {int64_t{0}, int64_t{1}, c / 2, c - 1}) {
+      if (id >= c) continue;
+      const Int128 expected = (static_cast<Int128>(total) - id + c - 1) / c;
+      EXPECT_EQ(split.Count(id), static_cast<int64_t>(expected)) << "cores " << c << " id " << id;
+    }
+    if (c <= 7) {
+      for (int64_t id = 0; id < c; ++id)
+        sum += split.Count(id);
+      EXPECT_EQ(sum, static_cast<Int128>(total));
+    }
+    Result<StridedSplit> over = StridedSplit::Create(total + 1, c);
+    ASSERT_FALSE(over.ok());
+    EXPECT_NE(over.status().message().find("would overflow"), std::string_view::npos);
+  }
 }
 
 TEST(UniformSplit, AtvossWorkedExamples) {

@@ -286,6 +286,20 @@ TEST(TilingData, JsonDumpDescribesLayoutAndValues) {
   EXPECT_FALSE(TilingToJson(TilingSchemaOf<ReferenceTiling>(), small).ok());
 }
 
+// Tiling bytes from outside (a file, the CLI) may hold any byte in a bool field: it is shown as
+// true, never loaded as an invalid bool (found by the tiling fuzz target under UBSan).
+TEST(TilingData, JsonDumpOfBoolBytesOtherThanZeroAndOne) {
+  constexpr TilingSchema schema = TilingSchemaOf<PaddedTiling>();
+  std::vector<uint8_t> bytes(sizeof(PaddedTiling), 0);
+  for (const uint8_t b : {uint8_t{0x40}, uint8_t{0xff}, uint8_t{2}}) {
+    bytes[schema.fields[0].offset] = b;
+    const nlohmann::json j = nlohmann::json::parse(*TilingToJson(schema, bytes));
+    EXPECT_EQ(j["fields"][0]["value"], true) << int{b};
+  }
+  bytes[schema.fields[0].offset] = 0;
+  EXPECT_EQ(nlohmann::json::parse(*TilingToJson(schema, bytes))["fields"][0]["value"], false);
+}
+
 TEST(TilingData, KernelSideAccessorReadsUnalignedArgument) {
   ReferenceTiling r;
   r.rows = 77;

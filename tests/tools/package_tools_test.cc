@@ -2,6 +2,7 @@
 // explanation of how an op and a call resolve, including why a user's package was not chosen, and
 // the package checks, each broken on purpose in a copy of the built-in package.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -344,9 +345,10 @@ TEST_F(VerifyTest, BuiltinPackagePassesEveryCheck) {
   EXPECT_TRUE(r.ok()) << Dump(r);
   EXPECT_EQ(r.package, "builtin");
   EXPECT_EQ(r.Count(FindingSeverity::kFail), 0u) << Dump(r);
-  for (const char* check : {"manifest", "soc.names", "binary.present", "binary.sha256",
-                            "binary.load", "binary.entries", "kernel.type", "kernel.args",
-                            "op_library", "op_library.ops", "tiling_hash", "soc.runnable"}) {
+  for (const char* check :
+       {"manifest", "soc.names", "binary.present", "binary.sha256", "binary.load", "binary.entries",
+        "kernel.type", "kernel.args", "op_library", "op_library.ops", "op_library.kernel",
+        "tiling_hash", "soc.runnable"}) {
     EXPECT_EQ(Findings(r, check, FindingSeverity::kPass).size(), 1u) << check << "\n" << Dump(r);
   }
 
@@ -583,6 +585,92 @@ TEST_F(VerifyTest, BinariesForSocsThisMachineCannotRunAreSkippedNotFailed) {
   EXPECT_EQ(cli.exit_code, 0) << cli.out;
   EXPECT_NE(cli.out.find("SKIP  binary.load"), std::string::npos) << cli.out;
   EXPECT_NE(cli.out.find("result: PASS (0 failures"), std::string::npos) << cli.out;
+}
+
+// True when `file` (by its real path) is mapped into this process.
+bool IsMapped(const fs::path& file) {
+  std::error_code ec;
+  const std::string real = fs::weakly_canonical(file, ec).string();
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find(real) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST_F(VerifyTest, KernelLibraryFailingItsChecksumIsNeverLoaded) {
+  nlohmann::json& op = RandomOp();
+  const std::string rel = RunnableBinary(op)["binPath"];
+  std::ofstream(dir() / rel, std::ios::binary | std::ios::app) << "tampered";
+  const PackageReport r = Verify();
+  EXPECT_FALSE(r.ok());
+  ASSERT_EQ(Findings(r, "binary.sha256", FindingSeverity::kFail).size(), 1u) << Dump(r);
+  bool skipped = false;
+  for (const PackageFinding& f : Findings(r, "binary.load", FindingSeverity::kSkip)) {
+    skipped = skipped || (f.subject == "kernel library " + rel &&
+                          f.message.find("never loaded") != std::string::npos);
+  }
+  EXPECT_TRUE(skipped) << Dump(r);
+  EXPECT_FALSE(IsMapped(dir() / rel));
+}
+
+TEST_F(VerifyTest, OpLibraryReplacedIsNotLoaded) {
+  const std::string lib = manifest_["tiling_library"];
+  std::ofstream(dir() / lib, std::ios::binary | std::ios::app) << "x";
+  const PackageReport r = Verify();
+  const auto fails = Findings(r, "op_library", FindingSeverity::kFail);
+  ASSERT_EQ(fails.size(), 1u) << Dump(r);
+  EXPECT_NE(fails[0].message.find("checksum mismatch"), std::string::npos) << fails[0].message;
+  EXPECT_NE(fails[0].message.find("not loaded"), std::string::npos) << fails[0].message;
+  EXPECT_FALSE(IsMapped(dir() / lib));
+  EXPECT_EQ(RunCli("verify " + dir().string()).exit_code, 1);
+}
+
+TEST_F(VerifyTest, OpMappedToAnotherOpsKernelIsNamed) {
+  // The Add entry names the Sub kernel (with Sub's binaries): the op library registers Add with
+  // its own kernel, so a call would compute the wrong result.
+  nlohmann::json* add = nullptr;
+  const nlohmann::json* sub = nullptr;
+  for (auto& op : manifest_["ops"]) {
+    if (op["op"] == "Add") add = &op;
+    if (op["op"] == "Sub") sub = &op;
+  }
+  ASSERT_TRUE(add != nullptr && sub != nullptr);
+  const std::string add_kernel = (*add)["kernel"];
+  (*add)["kernel"] = (*sub)["kernel"];
+  SaveManifest();
+  const PackageReport r = Verify();
+  const auto fails = Findings(r, "op_library.kernel", FindingSeverity::kFail);
+  ASSERT_EQ(fails.size(), 1u) << Dump(r);
+  EXPECT_EQ(fails[0].subject, "op Add");
+  EXPECT_NE(fails[0].message.find("registers it with kernel " + add_kernel), std::string::npos)
+      << fails[0].message;
+}
+
+TEST_F(VerifyTest, KernelLibrarySymlinkLeavingThePackageIsRefused) {
+  const std::string rel = RunnableBinary(RandomOp())["binPath"];
+  fs::remove(dir() / rel);
+  fs::create_symlink(fs::path(TESSERA_CLI_BUILTIN_DIR) / rel, dir() / rel);
+  const PackageReport r = Verify();
+  const auto fails = Findings(r, "binary.present", FindingSeverity::kFail);
+  ASSERT_EQ(fails.size(), 1u) << Dump(r);
+  EXPECT_NE(fails[0].message.find("outside the package"), std::string::npos) << fails[0].message;
+}
+
+TEST_F(VerifyTest, ManifestFifoOrDevZeroIsAFailureNotAHang) {
+  fs::remove(dir() / "manifest.json");
+  ASSERT_EQ(::mkfifo((dir() / "manifest.json").c_str(), 0600), 0);
+  PackageReport r = Verify();
+  auto fails = Findings(r, "manifest", FindingSeverity::kFail);
+  ASSERT_EQ(fails.size(), 1u) << Dump(r);
+  EXPECT_NE(fails[0].message.find("is a FIFO"), std::string::npos) << fails[0].message;
+  fs::remove(dir() / "manifest.json");
+  fs::create_symlink("/dev/zero", dir() / "manifest.json");
+  r = Verify();
+  fails = Findings(r, "manifest", FindingSeverity::kFail);
+  ASSERT_EQ(fails.size(), 1u) << Dump(r);
+  EXPECT_NE(fails[0].message.find("character device"), std::string::npos) << fails[0].message;
 }
 
 TEST(VerifyArgsTest, NotAPackageDirectoryIsAnError) {

@@ -313,6 +313,7 @@ Status Run(const fs::path& dir, const std::string& name, const std::string& vers
   manifest.package = name;
   manifest.version = version;
   manifest.tiling_library = ops_lib;
+  TESSERA_ASSIGN_OR_RETURN(manifest.tiling_library_sha256, Sha256File(dir / ops_lib));
   for (const auto& def : defs) {
     OpManifest op;
     op.op = def->type();

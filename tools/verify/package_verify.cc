@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "tessera/device/device.h"
 #include "tessera/kernel/kernel_entry.h"
@@ -44,19 +46,30 @@ std::string JoinNames(const std::vector<std::string>& names, size_t limit = 6) {
   return s;
 }
 
-struct DlCloser {
-  void operator()(void* handle) const { dlclose(handle); }
-};
-using LibraryHandle = std::unique_ptr<void, DlCloser>;
-
-Result<LibraryHandle> OpenLibrary(const fs::path& path) {
-  dlerror();
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* error = dlerror();
-    return NotFound(std::string("dlopen failed: ") + (error ? error : "unknown error"));
+// A library loaded through its verified descriptor; closing it closes the descriptor only when the
+// library really left the process (ClosePackageLibrary).
+class LibraryHandle {
+ public:
+  LibraryHandle(void* handle, PackageFile* file) : handle_(handle), file_(file) {}
+  LibraryHandle(LibraryHandle&& other) noexcept
+      : handle_(std::exchange(other.handle_, nullptr)), file_(other.file_) {}
+  LibraryHandle(const LibraryHandle&) = delete;
+  LibraryHandle& operator=(const LibraryHandle&) = delete;
+  LibraryHandle& operator=(LibraryHandle&&) = delete;
+  ~LibraryHandle() {
+    if (handle_ != nullptr) ClosePackageLibrary(handle_, *file_);
   }
-  return LibraryHandle(handle);
+  void* get() const { return handle_; }
+
+ private:
+  void* handle_;
+  PackageFile* file_;
+};
+
+// Loads an opened, verified file through its descriptor.
+Result<LibraryHandle> OpenLibrary(PackageFile& file) {
+  TESSERA_ASSIGN_OR_RETURN(void* handle, DlopenPackageFile(file));
+  return LibraryHandle(handle, &file);
 }
 
 // A kernel entry copied out of its library, so it outlives dlclose.
@@ -76,6 +89,8 @@ struct BinaryRef {
 struct KernelFile {
   std::vector<BinaryRef> refs;
   bool present = false;
+  PackageFile file;       // opened once: hashed and loaded through this descriptor
+  bool verified = false;  // its sha256 is the one every binary using it records
   std::string digest;
   bool loaded = false;
   std::vector<Entry> entries;
@@ -84,6 +99,7 @@ struct KernelFile {
 // What the verifier needs of an OpDef, copied out before its library is unloaded.
 struct DefinedOp {
   std::string type;
+  std::string kernel;
   uint64_t tiling_schema_hash = 0;
   std::vector<std::string> socs;
   uint32_t simplified_key_mode = 0;
@@ -194,7 +210,10 @@ class Verifier {
 
   bool CheckManifest() {
     const fs::path file = dir_ / kManifestFileName;
-    Result<PackageManifest> parsed = ParseManifestFile(file);
+    // One read: the bytes parsed are the bytes whose signature is checked.
+    Result<std::string> text = ReadRegularFile(file, kMaxManifestBytes, "manifest");
+    Result<PackageManifest> parsed = text.ok() ? ParseManifestText(*text, file.string())
+                                               : Result<PackageManifest>(text.status());
     if (!parsed.ok()) {
       const std::string message(parsed.status().message());
       Fail("manifest", ManifestErrorSubject(file, message), message + "; nothing else was checked");
@@ -212,7 +231,33 @@ class Verifier {
             " binaries; schema valid");
     Add(FindingSeverity::kPass, "soc.names", "package",
         "every binary names a known SoC, one binary per (SoC, simplified key) of each op");
+    CheckSignature(*text);
     return true;
+  }
+
+  // With TESSERA_TRUSTED_KEYS set the signature must verify (the runtime skips the package
+  // otherwise); without, a signature present is only noted.
+  void CheckSignature(const std::string& text) {
+    const fs::path sig = dir_ / kSignatureFileName;
+    const char* keys = std::getenv(std::string(kTrustedKeysEnv).c_str());
+    std::error_code ec;
+    if (keys == nullptr || keys[0] == '\0') {
+      if (fs::exists(sig, ec)) {
+        Add(FindingSeverity::kSkip, "signature", "package",
+            std::string(kSignatureFileName) + " present, but " + std::string(kTrustedKeysEnv) +
+                " is not set: not checked");
+      }
+      return;
+    }
+    const Status st = VerifyManifestSignature(text, sig, keys);
+    if (st.ok()) {
+      Add(FindingSeverity::kPass, "signature", "package",
+          std::string(kSignatureFileName) + " verifies manifest.json with a trusted key");
+    } else {
+      Fail("signature", "package",
+           std::string(st.message()) + "; the runtime skips this package while " +
+               std::string(kTrustedKeysEnv) + " is set");
+    }
   }
 
   void CollectFiles() {
@@ -223,30 +268,17 @@ class Verifier {
   }
 
   void CheckPresent() {
-    std::error_code ec;
-    const fs::path root = fs::weakly_canonical(dir_, ec);
     size_t present = 0;
     for (auto& [rel, file] : files_) {
-      const fs::path path = dir_ / rel;
       const std::string subject = "kernel library " + rel;
       const std::string users = "; used by " + std::to_string(file.refs.size()) +
                                 " binaries of op(s) " + OpsOf(file.refs);
-      const fs::file_status status = fs::status(path, ec);
-      if (!fs::exists(status)) {
-        Fail("binary.present", subject, "missing: " + path.string() + " does not exist" + users);
+      Result<PackageFile> opened = OpenPackageFile(dir_, rel, "kernel library");
+      if (!opened.ok()) {
+        Fail("binary.present", subject, std::string(opened.status().message()) + users);
         continue;
       }
-      if (!fs::is_regular_file(status)) {
-        Fail("binary.present", subject, path.string() + " is not a regular file" + users);
-        continue;
-      }
-      const fs::path real = fs::weakly_canonical(path, ec);
-      const fs::path inside = real.lexically_relative(root);
-      if (inside.empty() || *inside.begin() == "..") {
-        Fail("binary.present", subject,
-             path.string() + " resolves to " + real.string() + ", outside the package" + users);
-        continue;
-      }
+      file.file = std::move(opened).value();
       file.present = true;
       ++present;
     }
@@ -258,12 +290,7 @@ class Verifier {
     size_t matched = 0, checked = 0;
     for (auto& [rel, file] : files_) {
       if (!file.present) continue;
-      Result<std::string> digest = Sha256File(dir_ / rel);
-      if (!digest.ok()) {
-        Fail("binary.sha256", "kernel library " + rel, std::string(digest.status().message()));
-        continue;
-      }
-      file.digest = *digest;
+      file.digest = file.file.sha256();
       ++checked;
       std::vector<const BinaryRef*> bad;
       std::set<std::string> recorded;
@@ -274,6 +301,7 @@ class Verifier {
         }
       }
       matched += file.refs.size() - bad.size();
+      file.verified = bad.empty();
       if (bad.empty()) continue;
       if (bad.size() == file.refs.size() && recorded.size() == 1) {
         // The file changed, not one record: say it once.
@@ -300,6 +328,12 @@ class Verifier {
     for (auto& [rel, file] : files_) {
       if (!file.present) continue;
       const std::string subject = "kernel library " + rel;
+      if (!file.verified) {
+        Add(FindingSeverity::kSkip, "binary.load", subject,
+            "not loaded: its sha256 does not match the manifest, and a file that fails its "
+            "checksum is never loaded");
+        continue;
+      }
       std::vector<std::string> foreign;
       for (const BinaryRef& r : file.refs) {
         if (!BinaryRunsOn(r.binary->soc, Device()) &&
@@ -313,7 +347,7 @@ class Verifier {
                 DescribeDevice(Device()) + "), skipped: its entries are not checked");
         continue;
       }
-      Result<LibraryHandle> lib = OpenLibrary(dir_ / rel);
+      Result<LibraryHandle> lib = OpenLibrary(file.file);
       if (!lib.ok()) {
         Fail("binary.load", subject, std::string(lib.status().message()));
         continue;
@@ -439,13 +473,17 @@ class Verifier {
 
   std::optional<std::vector<DefinedOp>> CheckOpLibrary() {
     const std::string subject = "op library " + manifest_.tiling_library;
-    const fs::path path = dir_ / manifest_.tiling_library;
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) {
-      Fail("op_library", subject, "missing: " + path.string() + " is not a regular file");
+    // Opened, hashed and loaded through one descriptor; it outlives the handle.
+    Result<PackageFile> opened =
+        OpenVerifiedPackageFile(dir_, manifest_.tiling_library, manifest_.tiling_library_sha256,
+                                "op library", "tiling_library_sha256");
+    if (!opened.ok()) {
+      Fail("op_library", subject,
+           std::string(opened.status().message()) + "; not loaded, nothing in it was checked");
       return std::nullopt;
     }
-    Result<LibraryHandle> lib = OpenLibrary(path);
+    PackageFile op_file = std::move(opened).value();
+    Result<LibraryHandle> lib = OpenLibrary(op_file);
     if (!lib.ok()) {
       Fail("op_library", subject, std::string(lib.status().message()));
       return std::nullopt;
@@ -468,8 +506,8 @@ class Verifier {
              "the definition in " + manifest_.tiling_library +
                  " is invalid: " + std::string(st.message()));
       }
-      defs.push_back(DefinedOp{def->type(), def->tiling_schema_hash(), def->socs(),
-                               def->simplified_key_mode()});
+      defs.push_back(DefinedOp{def->type(), def->KernelName(), def->tiling_schema_hash(),
+                               def->socs(), def->simplified_key_mode()});
     }
     PassIfClean(
         "op_library", 1,
@@ -490,6 +528,20 @@ class Verifier {
                  "the manifest");
       }
     }
+    size_t mapped = 0;
+    for (const DefinedOp& d : defs) {
+      const OpManifest* op = FindOpInManifest(manifest_, d.type);
+      if (op == nullptr) continue;
+      ++mapped;
+      if (op->kernel != d.kernel) {
+        Fail("op_library.kernel", "op " + d.type,
+             "the manifest maps op " + d.type + " to kernel " + op->kernel + ", but " + lib +
+                 " registers it with kernel " + d.kernel +
+                 "; the runtime refuses to run another op's kernel: regenerate the manifest");
+      }
+    }
+    PassIfClean("op_library.kernel", mapped,
+                std::to_string(mapped) + " op(s) map to the kernel their op library registers");
     for (const OpManifest& op : manifest_.ops) {
       if (seen.count(op.op) == 0) {
         Fail("op_library.ops", "op " + op.op,

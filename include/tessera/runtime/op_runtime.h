@@ -60,12 +60,16 @@ struct PlanInfo {
 // A prepared call: the cached plan plus this call's addresses. Single use unless repeatable.
 class OpExecutor {
  public:
-  OpExecutor(std::shared_ptr<const Plan> plan, std::vector<uint8_t*> addresses)
-      : plan_(std::move(plan)), addresses_(std::move(addresses)) {}
+  // `bytes[i]`: storage bytes of tensor i (inputs then outputs), so a new address can be checked.
+  OpExecutor(std::shared_ptr<const Plan> plan, std::vector<uint8_t*> addresses,
+             std::vector<uint64_t> bytes = {})
+      : plan_(std::move(plan)), addresses_(std::move(addresses)), bytes_(std::move(bytes)) {}
   uint64_t workspace_size() const;
   void set_repeatable(bool on) { repeatable_ = on; }
   bool repeatable() const { return repeatable_; }
-  // Repeatable executors only: point tensor `index` (inputs then outputs) at new memory.
+  // Repeatable executors only: point tensor `index` (inputs then outputs) at new memory. A null
+  // address for a non-empty tensor is refused; in checked mode so is memory that is not a device
+  // allocation holding the tensor's bytes.
   Status SetAddress(size_t index, void* address);
   const Plan& plan() const { return *plan_; }
   // The package whose kernel this executor runs.
@@ -76,14 +80,16 @@ class OpExecutor {
   friend Status ExecuteOp(OpExecutor&, void*, uint64_t, const device::Stream&);
   std::shared_ptr<const Plan> plan_;
   std::vector<uint8_t*> addresses_;
+  std::vector<uint64_t> bytes_;
   bool repeatable_ = false;
   bool used_ = false;
 };
 
 // Stage 1. *workspace_size receives the bytes ExecuteOp needs.
 Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* workspace_size);
-// Stage 2. Fails when the workspace is smaller than required (both sizes named) or a single-use
-// executor runs twice.
+// Stage 2. Fails when the workspace is smaller than required (both sizes named), null while bytes
+// are required, or (checked mode) not device memory of that size, or a single-use executor runs
+// twice.
 Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
                  const device::Stream& stream);
 

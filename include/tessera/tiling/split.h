@@ -51,15 +51,19 @@ class ContiguousSplit {
   constexpr int64_t cores() const { return cores_; }
   constexpr int64_t per_core() const { return per_; }
 
+  // Exact for every total up to INT64_MAX: no intermediate exceeds total.
   constexpr Range RangeOf(int64_t core_id) const {
-    if (core_id < 0 || core_id >= cores_) return {total_, total_};
-    const int64_t begin = std::min(core_id * per_, total_);
-    return {begin, std::min(begin + per_, total_)};
+    if (core_id < 0 || core_id >= cores_ || per_ == 0 || core_id > total_ / per_) {
+      return {total_, total_};
+    }
+    const int64_t begin = core_id * per_;  // <= total_: core_id <= total_ / per_
+    return {begin, begin + std::min(per_, total_ - begin)};
   }
 
  private:
+  // ceil(total / cores) without forming total + cores - 1, which overflows near INT64_MAX.
   constexpr ContiguousSplit(int64_t total, int64_t cores)
-      : total_(total), cores_(cores), per_((total + cores - 1) / cores) {}
+      : total_(total), cores_(cores), per_(total / cores + (total % cores != 0 ? 1 : 0)) {}
 
   int64_t total_;
   int64_t cores_;
@@ -70,9 +74,15 @@ class ContiguousSplit {
 // one tile.  for (int64_t t = split.First(id); t < split.total(); t += split.step()) ...
 class StridedSplit {
  public:
-  // Fails unless total >= 0 and cores >= 1.
+  // Fails unless total >= 0, cores >= 1 and total + cores fits in int64_t: the loop above steps
+  // past total once, and that step must not overflow.
   static Result<StridedSplit> Create(int64_t total, int64_t cores) {
     TESSERA_RETURN_IF_ERROR(detail::CheckSplitArgs("StridedSplit", total, "total", cores));
+    if (total > INT64_MAX - cores) {
+      return InvalidArgument("StridedSplit: total " + std::to_string(total) + " + core count " +
+                             std::to_string(cores) +
+                             " exceeds INT64_MAX; the per-core loop (t += step) would overflow");
+    }
     return StridedSplit(total, cores);
   }
 
@@ -86,7 +96,9 @@ class StridedSplit {
   // Number of tiles core_id handles.
   constexpr int64_t Count(int64_t core_id) const {
     const int64_t first = First(core_id);
-    return first >= total_ ? 0 : (total_ - first + cores_ - 1) / cores_;
+    if (first >= total_) return 0;
+    const int64_t left = total_ - first;  // ceil(left / cores) without overflow
+    return left / cores_ + (left % cores_ != 0 ? 1 : 0);
   }
 
  private:

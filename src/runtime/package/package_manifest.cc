@@ -1,10 +1,15 @@
 #include "runtime/package/package_manifest.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <initializer_list>
@@ -391,11 +396,14 @@ Result<OpManifest> ParseOp(const JsonReader& r, const Json& j, const std::string
 
 Result<PackageManifest> ParseRoot(const JsonReader& r, const Json& j) {
   TESSERA_RETURN_IF_ERROR(r.ExpectObject(j, ""));
-  TESSERA_RETURN_IF_ERROR(r.CheckKeys(j, "", {"package", "version", "tiling_library", "ops"}));
+  TESSERA_RETURN_IF_ERROR(
+      r.CheckKeys(j, "", {"package", "version", "tiling_library", "tiling_library_sha256", "ops"}));
   PackageManifest manifest;
   TESSERA_ASSIGN_OR_RETURN(manifest.package, r.String(j, "", "package"));
   TESSERA_ASSIGN_OR_RETURN(manifest.version, r.String(j, "", "version"));
   TESSERA_ASSIGN_OR_RETURN(manifest.tiling_library, r.String(j, "", "tiling_library"));
+  TESSERA_ASSIGN_OR_RETURN(manifest.tiling_library_sha256,
+                           r.String(j, "", "tiling_library_sha256"));
   TESSERA_RETURN_IF_ERROR(ParseList(r, j, "", "ops", "ops", ParseOp, manifest.ops));
   return manifest;
 }
@@ -602,13 +610,18 @@ const OpManifest* FindOpInManifest(const PackageManifest& manifest, std::string_
 }
 
 bool IsContainedRelativePath(std::string_view path) {
-  if (path.empty()) return false;
-  const std::filesystem::path p(path);
-  if (p.is_absolute() || p.has_root_name() || p.has_root_directory()) return false;
-  const std::filesystem::path normal = p.lexically_normal();
-  if (normal.empty() || normal == ".") return false;
-  const std::string first = normal.begin()->string();
-  return first != ".." && first != ".";
+  if (path.empty() || path.size() > 4096 || path.front() == '/') return false;
+  size_t start = 0;
+  while (start <= path.size()) {
+    const size_t slash = std::min(path.find('/', start), path.size());
+    const std::string_view part = path.substr(start, slash - start);
+    if (part.empty() || part == "." || part == "..") return false;
+    for (char c : part) {
+      if (c == '\0' || c == '\\') return false;
+    }
+    start = slash + 1;
+  }
+  return true;
 }
 
 Status ValidateManifest(const PackageManifest& manifest, std::string_view source) {
@@ -626,6 +639,10 @@ Status ValidateManifest(const PackageManifest& manifest, std::string_view source
     return fail("tiling_library",
                 "is " + Quote(manifest.tiling_library) +
                     "; expected a relative path that stays inside the package directory");
+  }
+  if (!IsSha256Hex(manifest.tiling_library_sha256)) {
+    return fail("tiling_library_sha256", "is " + Quote(manifest.tiling_library_sha256) +
+                                             "; expected 64 hex digits (the library's SHA-256)");
   }
   if (manifest.ops.empty()) return fail("ops", "is empty; expected at least one op");
   std::map<std::string, size_t, std::less<>> op_index;
@@ -669,10 +686,72 @@ Status ValidateManifest(const PackageManifest& manifest, std::string_view source
   return OkStatus();
 }
 
+namespace {
+
+// Thrown by the parse callback to stop at the first structural problem.
+struct StructureError {
+  std::string what;
+};
+
+// Parses JSON refusing what nlohmann would accept silently: a key repeated in one object (the
+// last would win) and nesting deeper than kMaxManifestDepth (deep values are built and destroyed
+// recursively elsewhere).
+Json ParseStrict(std::string_view text) {
+  std::vector<std::set<std::string>> keys;  // one set per open object; arrays push an empty set
+  std::vector<std::string> path;            // the current key per level, for messages
+  const auto where = [&] {
+    std::string out;
+    for (const std::string& p : path) {
+      if (p.empty()) continue;
+      out += (out.empty() || p.front() == '[' ? "" : ".") + p;
+    }
+    return out.empty() ? std::string("top level") : out;
+  };
+  const Json::parser_callback_t check = [&](int, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start:
+        if (keys.size() >= kMaxManifestDepth) {
+          throw StructureError{where() + " nests deeper than " + std::to_string(kMaxManifestDepth) +
+                               " levels; expected a manifest (6 levels)"};
+        }
+        keys.emplace_back();
+        path.emplace_back(event == Json::parse_event_t::array_start ? "[]" : "");
+        break;
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        if (!keys.empty()) keys.pop_back();
+        if (!path.empty()) path.pop_back();
+        break;
+      case Json::parse_event_t::key: {
+        const std::string& key = parsed.get_ref<const std::string&>();
+        if (!keys.empty() && !keys.back().insert(key).second) {
+          path.back() = key;
+          throw StructureError{where() + " appears twice in one object; expected each key once"};
+        }
+        if (!path.empty()) path.back() = key;
+        break;
+      }
+      default:
+        break;
+    }
+    return true;
+  };
+  return Json::parse(text, check);
+}
+
+}  // namespace
+
 Result<PackageManifest> ParseManifestText(std::string_view text, std::string_view source) {
+  if (text.size() > kMaxManifestBytes) {
+    return InvalidArgument("manifest " + std::string(source) + ": " + std::to_string(text.size()) +
+                           " bytes; expected at most " + std::to_string(kMaxManifestBytes));
+  }
   Json root;
   try {
-    root = Json::parse(text);
+    root = ParseStrict(text);
+  } catch (const StructureError& e) {
+    return InvalidArgument("manifest " + std::string(source) + ": " + e.what);
   } catch (const Json::parse_error& e) {
     const auto [line, column] = LineColumn(text, e.byte);
     std::string detail = e.what();
@@ -682,6 +761,14 @@ Result<PackageManifest> ParseManifestText(std::string_view text, std::string_vie
     return InvalidArgument("manifest " + std::string(source) + ": malformed JSON at line " +
                            std::to_string(line) + ", column " + std::to_string(column) + ": " +
                            detail);
+  } catch (const Json::exception& e) {
+    // out_of_range.406: a number beyond double's range ("1e999").
+    std::string detail = e.what();
+    if (const size_t bracket = detail.find("] "); bracket != std::string::npos) {
+      detail = detail.substr(bracket + 2);
+    }
+    return InvalidArgument("manifest " + std::string(source) + ": " + detail +
+                           "; expected numbers that fit their field");
   }
   const JsonReader reader(source);
   TESSERA_ASSIGN_OR_RETURN(PackageManifest manifest, ParseRoot(reader, root));
@@ -689,16 +776,58 @@ Result<PackageManifest> ParseManifestText(std::string_view text, std::string_vie
   return manifest;
 }
 
-Result<PackageManifest> ParseManifestFile(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    return NotFound("manifest " + file.string() + ": cannot be opened for reading; expected a " +
-                    "readable manifest.json");
+Result<std::string> ReadRegularFile(const std::filesystem::path& file, uint64_t max_bytes,
+                                    std::string_view what) {
+  const std::string name = std::string(what) + " " + file.string();
+  // O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    return NotFound(name + ": cannot be opened for reading (" + std::strerror(errno) + ")");
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Internal("manifest " + file.string() + ": read failed");
-  return ParseManifestText(text.str(), file.string());
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    return Internal(name + ": fstat failed (" + std::strerror(errno) + ")");
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISFIFO(st.st_mode)   ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISDIR(st.st_mode)  ? "a directory"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    return InvalidArgument(name + " is " + kind + "; expected a regular file");
+  }
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    return InvalidArgument(name + " has " + std::to_string(st.st_size) +
+                           " bytes; expected at most " + std::to_string(max_bytes));
+  }
+  std::string text;
+  text.resize(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t got =
+        ::pread(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return Internal(name + ": read failed (" + std::strerror(errno) + ")");
+    if (got == 0) break;  // shrank while being read: parse what is there
+    done += static_cast<size_t>(got);
+  }
+  text.resize(done);
+  return text;
+}
+
+Result<PackageManifest> ParseManifestFile(const std::filesystem::path& file) {
+  Result<std::string> text = ReadRegularFile(file, kMaxManifestBytes, "manifest");
+  if (!text.ok()) {
+    if (text.status().code() == StatusCode::kNotFound) {
+      return NotFound(std::string(text.status().message()) + "; expected a readable manifest.json");
+    }
+    return text.status();
+  }
+  return ParseManifestText(*text, file.string());
 }
 
 std::string ManifestToJson(const PackageManifest& manifest) {
@@ -706,6 +835,7 @@ std::string ManifestToJson(const PackageManifest& manifest) {
   root["package"] = manifest.package;
   root["version"] = manifest.version;
   root["tiling_library"] = manifest.tiling_library;
+  root["tiling_library_sha256"] = manifest.tiling_library_sha256;
   root["ops"] = Json::array();
   for (const OpManifest& op : manifest.ops) {
     Json j;

@@ -114,9 +114,11 @@ struct OpManifest {
 };
 
 struct PackageManifest {
-  std::string package;          // [A-Za-z0-9_.-]+
-  std::string version;          // free text, not empty
-  std::string tiling_library;   // relative path of the tiling/op-definition library
+  std::string package;         // [A-Za-z0-9_.-]+
+  std::string version;         // free text, not empty
+  std::string tiling_library;  // relative path of the tiling/op-definition library
+  // 64 hex digits of the tiling library's SHA-256, checked before it is loaded.
+  std::string tiling_library_sha256;
   std::vector<OpManifest> ops;  // unique op types
 
   bool operator==(const PackageManifest&) const = default;
@@ -139,13 +141,27 @@ const OpManifest* FindOpInManifest(const PackageManifest& manifest, std::string_
 // kernels[0]; expected unique tiling keys".
 Status ValidateManifest(const PackageManifest& manifest, std::string_view source);
 
+// Largest manifest.json read, and deepest JSON nesting accepted (a manifest needs 6 levels).
+inline constexpr uint64_t kMaxManifestBytes = 64ull << 20;
+inline constexpr size_t kMaxManifestDepth = 16;
+
 // Parses and validates manifest text; `source` names it in errors (usually the file path).
 // Malformed JSON is reported with line and column; a missing key, a value of the wrong JSON type or
-// an unknown key is reported with its JSON path and what was expected.
+// an unknown key is reported with its JSON path and what was expected. Refused before any value is
+// used: a key repeated in one object (which of two binPaths would win is not obvious), nesting
+// deeper than kMaxManifestDepth, numbers that do not fit their field (a float beyond double's
+// range, a tilingKey beyond 64 bits), text larger than kMaxManifestBytes.
 Result<PackageManifest> ParseManifestText(std::string_view text, std::string_view source);
 
-// Reads and parses `file` (see ParseManifestText); errors name the file.
+// Reads and parses `file` (see ParseManifestText); errors name the file. The file is opened
+// without blocking and must be a regular file (a FIFO, a device such as /dev/zero, a directory
+// are refused at once) of at most kMaxManifestBytes.
 Result<PackageManifest> ParseManifestFile(const std::filesystem::path& file);
+
+// Reads a small configuration file the same careful way (regular file, opened without blocking,
+// at most `max_bytes`): for manifests and config.ini. `what` names the file's role in errors.
+Result<std::string> ReadRegularFile(const std::filesystem::path& file, uint64_t max_bytes,
+                                    std::string_view what);
 
 // The manifest as pretty-printed JSON (2-space indent, keys in schema order, trailing newline).
 // Precondition: none; the text of an invalid manifest simply fails to parse back.
@@ -155,8 +171,9 @@ std::string ManifestToJson(const PackageManifest& manifest);
 // directories. Errors name the file.
 Status WriteManifestFile(const std::filesystem::path& file, const PackageManifest& manifest);
 
-// True when `path` is a non-empty relative path that, normalised lexically, stays inside the
-// directory it is relative to (no leading "..", not "." itself, not absolute).
+// True when `path` is a plain relative path inside the directory it is relative to: non-empty, at
+// most 4096 bytes, no NUL or backslash, not absolute, and no empty, "." or ".." component (so no
+// normalisation is needed to see where it points; symlinks are checked when the file is opened).
 bool IsContainedRelativePath(std::string_view path);
 
 }  // namespace tessera::runtime

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "tessera/runtime/linked_package.h"
+#include "runtime/package/package_checksum.h"
 
 namespace tessera::runtime {
 namespace fs = std::filesystem;
@@ -53,8 +54,21 @@ void Classify(PackageCandidate& c, const std::vector<PackageCandidate>& earlier)
     c.reason = "not a directory";
     return;
   }
-  if (!fs::is_regular_file(c.dir / kManifestFileName, ec)) {
+  const fs::file_status manifest = fs::status(c.dir / kManifestFileName, ec);
+  if (!fs::exists(manifest)) {
     c.reason = "no " + std::string(kManifestFileName);
+    return;
+  }
+  if (!fs::is_regular_file(manifest)) {
+    // Never opened: a FIFO would block the search, a device would be read without end.
+    const fs::file_type type = manifest.type();
+    const char* kind = type == fs::file_type::fifo        ? "a FIFO"
+                       : type == fs::file_type::character ? "a character device"
+                       : type == fs::file_type::block     ? "a block device"
+                       : type == fs::file_type::directory ? "a directory"
+                       : type == fs::file_type::socket    ? "a socket"
+                                                          : "not a regular file";
+    c.reason = std::string(kManifestFileName) + " is " + kind + "; expected a regular file";
     return;
   }
   const fs::path canonical = fs::weakly_canonical(c.dir, ec);
@@ -169,11 +183,10 @@ Result<VendorConfig> ParseVendorConfigText(std::string_view text, std::string_vi
 }
 
 Result<VendorConfig> ParseVendorConfigFile(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return NotFound(file.string() + ": cannot be opened for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseVendorConfigText(text.str(), file.string());
+  // A regular file of at most 1 MiB, opened without blocking (a FIFO must not hang the search).
+  TESSERA_ASSIGN_OR_RETURN(const std::string text,
+                           ReadRegularFile(file, uint64_t{1} << 20, "vendor config"));
+  return ParseVendorConfigText(text, file.string());
 }
 
 EnvGetter ProcessEnv() {
@@ -281,6 +294,20 @@ Result<PackageManifest> LinkedManifest(const std::string& name) {
   return manifest;
 }
 
+// A package directory's manifest; with trusted keys configured, only when its signature verifies
+// (the built-in package ships with the runtime and is trusted as the runtime is).
+Result<PackageManifest> LoadManifest(const PackageCandidate& c) {
+  const fs::path file = c.dir / kManifestFileName;
+  const char* keys = std::getenv(std::string(kTrustedKeysEnv).c_str());
+  if (keys == nullptr || keys[0] == '\0' || c.origin == PackageOrigin::kBuiltIn) {
+    return ParseManifestFile(file);
+  }
+  TESSERA_ASSIGN_OR_RETURN(const std::string text,
+                           ReadRegularFile(file, kMaxManifestBytes, "manifest"));
+  TESSERA_RETURN_IF_ERROR(VerifyManifestSignature(text, c.dir / kSignatureFileName, keys));
+  return ParseManifestText(text, file.string());
+}
+
 }  // namespace
 
 PackageSet LoadPackages(const PackageSearch& search) {
@@ -288,9 +315,8 @@ PackageSet LoadPackages(const PackageSearch& search) {
   set.warnings = search.warnings;
   for (PackageCandidate c : search.candidates) {
     if (c.used) {
-      Result<PackageManifest> manifest = c.origin == PackageOrigin::kLinked
-                                             ? LinkedManifest(c.linked)
-                                             : ParseManifestFile(c.dir / kManifestFileName);
+      Result<PackageManifest> manifest =
+          c.origin == PackageOrigin::kLinked ? LinkedManifest(c.linked) : LoadManifest(c);
       if (manifest.ok()) {
         set.packages.push_back({c, std::move(manifest).value()});
       } else {
