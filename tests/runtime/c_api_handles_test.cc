@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "builtin_nn.h"
 #include "tessera/tessera_nn.h"
 
 namespace {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtin_nn.h"
 #include "tessera/tessera_nn.h"
 
 #define CHECK(cond)                                                                            \
