@@ -420,6 +420,8 @@ class _Codegen:
         self.indent = 1
         self.vars = {}                # name -> value (RExpr for hoisted scalars, TileVal, ...)
         self.scalar_decl = {}         # name -> ctype of hoisted scalars
+        self.scalar_init = {}         # name -> initial value (C++), "" for zero
+        self.rt_depth = 0             # enclosing run-time if/for/while statements
         self.assign_counts = {}
         self.tmp = 0
         self.has_vector = False
@@ -482,26 +484,18 @@ class _Codegen:
 
     def _count_assignments(self, fn):
         for node in ast.walk(fn):
-            targets = []
-            if isinstance(node, ast.Assign):
-                targets = node.targets
-            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-                targets = [node.target]
-            elif isinstance(node, ast.For):
-                targets = [node.target]
-            for t in targets:
-                for n in ast.walk(t):
-                    if isinstance(n, ast.Name):
-                        self.assign_counts[n.id] = self.assign_counts.get(n.id, 0) + 1
-        for node in ast.walk(fn):
             if isinstance(node, (ast.For, ast.While)):
                 # A name assigned inside a loop changes per iteration: never fold it.
                 for n in ast.walk(node):
-                    if isinstance(n, (ast.Assign, ast.AugAssign)):
-                        for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
-                            for nn in ast.walk(t):
-                                if isinstance(nn, ast.Name):
-                                    self.assign_counts[nn.id] = 99
+                    targets = []
+                    if isinstance(n, ast.Assign):
+                        targets = n.targets
+                    elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+                        targets = [n.target]
+                    for t in targets:
+                        for nn in ast.walk(t):
+                            if isinstance(nn, ast.Name):
+                                self.assign_counts[nn.id] = 99
 
     # -- statements -----------------------------------------------------------------------------
     def block(self, stmts):
@@ -601,24 +595,35 @@ class _Codegen:
         name = target.id
         if name in self.consts or name in {p.name for p in self.k.params}:
             raise self.err(target, "cannot assign to '%s' (a parameter or TilingKey field)" % name)
+        cur = self.vars.get(name)
+        in_loop = self.assign_counts.get(name, 0) >= 99
         if isinstance(value, Const):
-            cur = self.vars.get(name)
-            if self.assign_counts.get(name, 0) <= 1 and not isinstance(cur, RExpr):
-                self.vars[name] = value
+            if not in_loop and self.rt_depth == 0 and not isinstance(cur, RExpr):
+                self.vars[name] = value  # folded: straight-line code at compile time
                 return
             if _ctype_of_const(value.value) is None:
-                raise self.err(target, "'%s' is assigned more than once; only scalars can be "
-                                       "reassigned" % name)
+                raise self.err(target, "'%s' gets a compile-time %s under a run-time condition or "
+                                       "loop; only scalars can" % (name, type(value.value).__name__))
             value = RExpr(_cxx_literal(value.value), _ctype_of_const(value.value))
         if isinstance(value, RExpr):
             ctype = self.scalar_decl.get(name)
             if ctype is None:
-                existing = self.vars.get(name)
-                if existing is not None and not isinstance(existing, RExpr):
+                init = ""
+                if isinstance(cur, Const):
+                    # A folded constant becomes a variable here; earlier uses were folded, so the
+                    # variable starts with the constant's value.
+                    init = _cxx_literal(cur.value) if _ctype_of_const(cur.value) else ""
+                    if not init:
+                        raise self.err(target, "'%s' changes kind (from %s to a scalar)"
+                                       % (name, type(cur.value).__name__))
+                elif cur is not None:
                     raise self.err(target, "'%s' changes kind (from %s to a scalar)"
-                                   % (name, type(existing).__name__))
+                                   % (name, type(cur).__name__))
                 ctype = value.ctype
+                if init and _CT_RANK[_ctype_of_const(cur.value)] > _CT_RANK[ctype]:
+                    ctype = _ctype_of_const(cur.value)
                 self.scalar_decl[name] = ctype
+                self.scalar_init[name] = init
                 self.vars[name] = RExpr("v_" + name, ctype)
             elif _CT_RANK[value.ctype] > _CT_RANK[ctype]:
                 raise self.err(target, "'%s' was an %s and is assigned a %s here; convert "
@@ -627,17 +632,17 @@ class _Codegen:
             self.emit("v_%s = static_cast<%s>(%s);" % (name, ctype, value.code))
             return
         if isinstance(value, (TensorVal, TileVal, PtrVal, TilingVal, ListVal, ShapeVal)):
-            if self.assign_counts.get(name, 0) > 1:
-                raise self.err(target, "'%s' is assigned more than once; tensors and tiles are "
-                                       "bound once" % name)
+            if cur is not None or in_loop or self.rt_depth > 0:
+                raise self.err(target, "'%s': tensors and tiles are bound once, outside run-time "
+                                       "branches and loops" % name)
             self.vars[name] = value
             return
         raise self.err(target, "cannot assign this value")
 
     def declare_object(self, s, name, call, dsl):
-        if self.assign_counts.get(name, 0) > 1 or name in self.vars:
-            raise self.err(s, "'%s' is assigned more than once; tensors and tiles are bound once"
-                           % name)
+        if name in self.vars or self.rt_depth > 0 or self.assign_counts.get(name, 0) >= 99:
+            raise self.err(s, "'%s': tensors and tiles are bound once, outside run-time branches "
+                              "and loops" % name)
         args, kwargs = self.call_args(call)
         if dsl == "make_tensor":
             val = self.make_tensor(call, "o_" + name, args, kwargs)
@@ -691,7 +696,9 @@ class _Codegen:
             cond = "v_%s %s %s" % (name, "<" if step_const > 0 else ">", e)
         self.emit("for (v_%s = %s; %s; v_%s += %s) {" % (name, b, cond, name, st))
         self.indent += 1
+        self.rt_depth += 1
         self.block(s.body)
+        self.rt_depth -= 1
         self.indent -= 1
         self.emit("}")
         self.indent -= 1
@@ -714,7 +721,9 @@ class _Codegen:
             self.emit("if (!(%s)) break;" % cond)
             self.indent -= 1
         self.indent += 1
+        self.rt_depth += 1
         self.block(s.body)
+        self.rt_depth -= 1
         self.indent -= 1
         self.emit("}")
 
@@ -738,6 +747,7 @@ class _Codegen:
         self.mark(s)
         self.emit("if (%s) {" % self.condition(test))
         self.indent += 1
+        self.rt_depth += 1
         self.block(s.body)
         self.indent -= 1
         if s.orelse:
@@ -745,6 +755,7 @@ class _Codegen:
             self.indent += 1
             self.block(s.orelse)
             self.indent -= 1
+        self.rt_depth -= 1
         self.emit("}")
 
     def with_(self, s):
@@ -1694,7 +1705,7 @@ class JitKernel:
         out.append("void kernel_%s(%s) {" % (self.name, ", ".join(sig)))
         out.append("  tsr_jit::LineGuard tsr_lg;")
         for name, ct in gen.scalar_decl.items():
-            out.append("  %s v_%s{};" % (ct, name))
+            out.append("  %s v_%s{%s};" % (ct, name, gen.scalar_init.get(name, "")))
         for p in params:
             if p.kind == "tensor":
                 r = len(p.dims)
