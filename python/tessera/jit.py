@@ -452,9 +452,10 @@ class _Codegen:
 
     def mark(self, node):
         line = self.pyline(node)
+        self.emit("tsr_lg.line = %d;" % line)
+        # #line names the line that follows it: the statement's code.
         self.lines.append('#line %d "%s"' % (line, self.k.filename.replace("\\", "\\\\")
                                              .replace('"', '\\"')))
-        self.emit("tsr_lg.line = %d;" % line)
 
     def fresh(self, prefix):
         self.tmp += 1
@@ -1469,22 +1470,24 @@ def compile_source(source, name, timeout=600):
 
 
 def _compile_failure(name, stderr, cpp, cmd):
+    import re
     lines = stderr.splitlines()
     first = next((i for i, ln in enumerate(lines) if ": error:" in ln), None)
-    if first is None:
-        excerpt = "\n".join(lines[:20])
-    else:
-        # With #line directives the error names the Python file and line; show that line too.
-        excerpt = "\n".join(lines[first:first + 3])
-        loc = lines[first].split(": error:", 1)[0]
-        parts = loc.rsplit(":", 2)
-        if len(parts) == 3 and parts[0].endswith(".py") and parts[1].isdigit():
+    excerpt = "\n".join(lines[:20] if first is None else lines[first:first + 3])
+    # With #line directives, errors in kernel code name the Python file and line directly; errors
+    # inside tessera's headers (a static_assert on a dtype) carry a "required from here" line
+    # naming it. Show the first such Python position with its source line.
+    for ln in ([lines[first]] if first is not None else []) + lines:
+        m = re.match(r"^(.*?\.py):(\d+):(?:(\d+):)?", ln)
+        if m:
+            path, lineno = m.group(1), int(m.group(2))
             try:
-                with open(parts[0], "r", encoding="utf-8") as f:
-                    text = f.read().splitlines()[int(parts[1]) - 1]
-                excerpt += "\n  --> %s:%s\n   | %s" % (parts[0], parts[1], text)
+                with open(path, "r", encoding="utf-8") as f:
+                    text = f.read().splitlines()[lineno - 1]
             except (OSError, IndexError):
-                pass
+                text = ""
+            excerpt = "%s\n  --> %s:%d\n   | %s" % (excerpt, path, lineno, text.rstrip())
+            break
     return ("Failed to compile kernel '%s':\n%s\n  generated source kept at %s\n  command: %s"
             % (name, excerpt, cpp, " ".join(cmd)))
 
