@@ -7,14 +7,6 @@ from .device import (DeviceArray, Event, Stream, checked_mode, empty, set_checke
 from .errors import (CompileError, InvalidArgument, InvalidType, InvalidVal,  # noqa: F401
                      KernelError, KernelSyntaxError, NotFound, TesseraError)
 
+from . import language, ops  # noqa: E402,F401
+
 __version__ = _build.config()["version"]
-
-
-def __getattr__(name):
-    if name == "ops":
-        from . import ops
-        return ops
-    if name == "language":
-        from . import language
-        return language
-    raise AttributeError("module 'tessera' has no attribute '%s'" % name)
