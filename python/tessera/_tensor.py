@@ -52,40 +52,55 @@ _PyCapsule_GetPointer.restype = ctypes.c_void_p
 _PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 _K_DL_CPU = 1
+_TORCH_DTYPES = {}  # torch.dtype -> DataType, filled on first sight
 
 
 def _from_torch(t, what):
-    if t.device.type != "cpu":
+    if not t.is_cpu:
         raise InvalidArgument("%s: torch tensor on device '%s'; tessera runs on CPU tensors"
                               % (what, t.device))
-    dt = dtypes.BY_TORCH.get(str(t.dtype)[6:])
+    dt = _TORCH_DTYPES.get(t.dtype)
     if dt is None:
-        raise InvalidType("%s: torch dtype %s is not supported (supported: %s)"
-                          % (what, t.dtype, ", ".join("torch." + d.torch for d in dtypes.ALL)))
-    return TensorInfo(t.data_ptr(), tuple(t.shape), tuple(t.stride()), dt, t)
+        dt = dtypes.BY_TORCH.get(str(t.dtype)[6:])
+        if dt is None:
+            raise InvalidType("%s: torch dtype %s is not supported (supported: %s)"
+                              % (what, t.dtype, ", ".join("torch." + d.torch
+                                                          for d in dtypes.ALL)))
+        _TORCH_DTYPES[t.dtype] = dt
+    return TensorInfo(t.data_ptr(), tuple(t.shape), t.stride(), dt, t)
+
+
+_NUMPY_TYPESTR = {}  # array-interface typestr -> DataType
 
 
 def _from_numpy(a, what):
+    # One __array_interface__ read gives address, strides and type (numpy attribute reads are
+    # not free: a launch reads this once per argument).
     ai = a.__array_interface__
-    dt = dtypes.BY_NUMPY.get(a.dtype.name)
+    dt = _NUMPY_TYPESTR.get(ai["typestr"])
     if dt is None:
-        raise InvalidType("%s: numpy dtype %s is not supported (supported: %s)"
-                          % (what, a.dtype, ", ".join(d.numpy for d in dtypes.ALL if d.numpy)))
-    item = a.itemsize
+        dt = dtypes.BY_NUMPY.get(a.dtype.name)
+        if dt is None or a.dtype.byteorder not in ("=", "|", "<"):
+            raise InvalidType("%s: numpy dtype %s is not supported (supported: %s)"
+                              % (what, a.dtype, ", ".join(d.numpy for d in dtypes.ALL
+                                                          if d.numpy)))
+        _NUMPY_TYPESTR[ai["typestr"]] = dt
+    shape = ai["shape"]
     strides = ai["strides"]
     if strides is None:
         st = []
         acc = 1
-        for d in reversed(a.shape):
+        for d in reversed(shape):
             st.append(acc)
             acc *= d
         strides = tuple(reversed(st))
     else:
+        item = dt.itemsize
         if any(s % item for s in strides):
             raise InvalidArgument("%s: numpy strides %s are not multiples of the element size %d"
                                   % (what, strides, item))
         strides = tuple(s // item for s in strides)
-    return TensorInfo(ai["data"][0], tuple(a.shape), strides, dt, a)
+    return TensorInfo(ai["data"][0], shape, strides, dt, a)
 
 
 def _from_dlpack(obj, what):
@@ -118,13 +133,23 @@ def _from_dlpack(obj, what):
     return TensorInfo((dl.data or 0) + dl.byte_offset, shape, strides, dt, (obj, capsule))
 
 
+_KINDS = {}  # type -> converter, for the types seen so far (the launch fast path)
+
+
 def describe(obj, what="tensor"):
     """TensorInfo for a torch CPU tensor, a numpy array or any object with ``__dlpack__``."""
+    conv = _KINDS.get(type(obj))
+    if conv is not None:
+        return conv(obj, what)
+    if isinstance(obj, TensorInfo):
+        return obj
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(obj, torch.Tensor):
+        _KINDS[type(obj)] = _from_torch
         return _from_torch(obj, what)
     np = sys.modules.get("numpy")
     if np is not None and isinstance(obj, np.ndarray):
+        _KINDS[type(obj)] = _from_numpy
         return _from_numpy(obj, what)
     if hasattr(obj, "__dlpack__"):
         return _from_dlpack(obj, what)

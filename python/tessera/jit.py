@@ -1903,12 +1903,11 @@ class _Launcher:
 
 
 def _check_tensor(k, i, p, info):
-    from . import language as pl
     if len(info.shape) != len(p.dims):
         raise InvalidType("arg[%d] '%s': expected rank %d, got shape %s"
                           % (i, p.name, len(p.dims), list(info.shape)))
     for j, (want, got) in enumerate(zip(p.dims, info.shape)):
-        if isinstance(want, int) and want is not pl.DYNAMIC and want != got:
+        if type(want) is int and want != got:
             raise InvalidType("arg[%d] '%s': dim %d must be %d, got %d"
                               % (i, p.name, j, want, got))
     if not info.is_contiguous():

@@ -125,7 +125,7 @@ def call(op_type, inputs, outputs, attrs=None, stream=None):
             _capi.tsrResetStreamError(None)
             raise err
     else:
-        device.keep_alive(handle, (inputs, outputs), staged)
+        device.keep_alive(handle, tuple(i.owner for i in all_infos), staged)
 
 
 def _prepare(op_type, ins, outs, ptrs, attrs):
@@ -197,8 +197,10 @@ def _empty_like_kind(template_inputs, shape, dtype):
 
 
 def _run(op_type, inputs, out_shape, out_dtype, out, attrs, stream):
+    """`inputs` may hold TensorInfo objects already described by the caller (one description
+    per tensor and call: reading a numpy array's interface is not free)."""
     if out is None:
-        out = _empty_like_kind(inputs, out_shape, out_dtype)
+        out = _empty_like_kind([getattr(i, "owner", i) for i in inputs], out_shape, out_dtype)
     call(op_type, inputs, [out], attrs, stream)
     return out
 
@@ -219,7 +221,8 @@ def _broadcast(a, b):
 def _binary(op_type):
     def fn(x, y, out=None, stream=None):
         ix, iy = describe(x, "x"), describe(y, "y")
-        return _run(op_type, [x, y], _broadcast(ix.shape, iy.shape), ix.dtype, out, None, stream)
+        return _run(op_type, [ix, iy], _broadcast(ix.shape, iy.shape), ix.dtype, out, None,
+                    stream)
     fn.__name__ = op_type.lower()
     fn.__doc__ = "%s(x, y, out=None, stream=None): elementwise with broadcasting." % op_type
     return fn
@@ -228,7 +231,7 @@ def _binary(op_type):
 def _unary(op_type):
     def fn(x, out=None, stream=None):
         ix = describe(x, "x")
-        return _run(op_type, [x], ix.shape, ix.dtype, out, None, stream)
+        return _run(op_type, [ix], ix.shape, ix.dtype, out, None, stream)
     fn.__name__ = op_type.lower()
     fn.__doc__ = "%s(x, out=None, stream=None): elementwise." % op_type
     return fn
@@ -237,7 +240,7 @@ def _unary(op_type):
 def _scalar_op(op_type):
     def fn(x, value, out=None, stream=None):
         ix = describe(x, "x")
-        return _run(op_type, [x], ix.shape, ix.dtype, out, {"value": float(value)}, stream)
+        return _run(op_type, [ix], ix.shape, ix.dtype, out, {"value": float(value)}, stream)
     fn.__name__ = op_type.lower()
     fn.__doc__ = "%s(x, value, out=None, stream=None): x op scalar." % op_type
     return fn
