@@ -1376,8 +1376,31 @@ def _compiler():
 
 
 def _compiler_id(cxx):
+    """The compiler's first --version line. Running the compiler costs tens of milliseconds, so
+    the answer is kept in the cache directory, keyed by the resolved executable's path, size and
+    modification time (an upgraded compiler has a new mtime)."""
+    import json
+    import shutil
     with _lock:
         ident = _compiler_ids.get(cxx)
+        if ident is not None:
+            return ident
+        exe = shutil.which(cxx) or cxx
+        try:
+            real = os.path.realpath(exe)
+            st = os.stat(real)
+            stamp = "%s:%d:%d" % (real, st.st_size, st.st_mtime_ns)
+        except OSError:
+            stamp = None
+        record = os.path.join(cache_dir(), "compilers.json")
+        known = {}
+        if stamp is not None:
+            try:
+                with open(record, "r", encoding="utf-8") as f:
+                    known = json.load(f)
+                ident = known.get(stamp)
+            except (OSError, ValueError):
+                known = {}
         if ident is None:
             try:
                 out = subprocess.run([cxx, "--version"], capture_output=True, text=True,
@@ -1386,7 +1409,13 @@ def _compiler_id(cxx):
             except (OSError, subprocess.SubprocessError) as e:
                 raise CompileError("tessera JIT: cannot run the compiler '%s': %s" % (cxx, e)) \
                     from None
-            _compiler_ids[cxx] = ident
+            if stamp is not None:
+                known[stamp] = ident
+                fd, tmp = tempfile.mkstemp(suffix=".json.tmp", dir=cache_dir())
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    json.dump(known, f)
+                os.replace(tmp, record)
+        _compiler_ids[cxx] = ident
         return ident
 
 
