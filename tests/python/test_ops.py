@@ -151,3 +151,69 @@ def test_errors_carry_runtime_message():
         ops.call("NoSuchOp", [np.zeros(4, np.float32)], [np.zeros(4, np.float32)])
     with pytest.raises(TypeError):
         ops.add([1, 2], np.zeros(2, np.float32))
+
+
+def _snake(name):
+    out = ""
+    for i, ch in enumerate(name):
+        if ch.isupper() and i and not name[i - 1].isupper():
+            out += "_"
+        out += ch.lower()
+    return out
+
+
+def test_every_op_of_the_cli_listing_has_a_python_function():
+    import json
+    import os
+    import subprocess
+    from tessera import _build
+    cli = os.path.join(_build.build_dir(), "tools", "tessera", "tessera")
+    if not os.path.exists(cli):
+        pytest.skip("the tessera CLI is not built (TESSERA_BUILD_TOOLS=OFF)")
+    listing = json.loads(subprocess.run([cli, "ops", "--json"], capture_output=True, text=True,
+                                        check=True, timeout=60).stdout)
+    names = [o["op"] for o in listing["ops"]]
+    assert len(names) >= 21
+    missing = [n for n in names if not callable(getattr(ops, _snake(n).replace("swi_glu",
+                                                                                "swiglu"), None))]
+    assert not missing
+
+
+def test_device_arrays_in_checked_mode_are_used_in_place():
+    x = tessera.empty((4097,), "float32")
+    y = tessera.empty((4097,), "float32")
+    x[:] = rand((4097,))
+    y[:] = rand((4097,))
+    tessera.set_checked_mode(True)
+    try:
+        out = tessera.empty((4097,), "float32")
+        ops.mul(x, y, out=out)
+        np.testing.assert_allclose(out, x.astype(np.float64) * y, rtol=2e-7)
+        t = torch.from_numpy(out)  # a zero-copy view of tessera memory
+        assert t.data_ptr() == out.__array_interface__["data"][0]
+    finally:
+        tessera.set_checked_mode(False)
+
+
+def test_events_time_stream_work():
+    s = tessera.Stream()
+    start, end = tessera.Event(), tessera.Event()
+    start.record(s)
+    x = rand((1 << 16,))
+    ops.exp(x, stream=s)
+    end.record(s)
+    end.synchronize()
+    assert start.elapsed_ms(end) >= 0.0
+    s2 = tessera.Stream()
+    tessera.stream_wait_event(s2, end)
+    s2.synchronize()
+    s.synchronize()
+
+
+def test_dsl_functions_refuse_to_run_outside_kernels():
+    import tessera.language as pl
+    with pytest.raises(RuntimeError, match="must be used inside a PyPTO kernel"):
+        pl.add(None, None, None)
+    assert list(pl.range(3)) == [0, 1, 2]
+    with pl.section_vector():
+        pass
