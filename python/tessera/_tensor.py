@@ -70,37 +70,58 @@ def _from_torch(t, what):
     return TensorInfo(t.data_ptr(), tuple(t.shape), t.stride(), dt, t)
 
 
-_NUMPY_TYPESTR = {}  # array-interface typestr -> DataType
+_NUMPY_DTYPES = {}  # numpy dtype object -> DataType, filled on first sight
+_c_char_from_buffer = ctypes.c_char.from_buffer
+_addressof = ctypes.addressof
+
+
+def _numpy_dtype(a, what):
+    d = a.dtype
+    dt = _NUMPY_DTYPES.get(d)
+    if dt is None:
+        dt = dtypes.BY_NUMPY.get(d.name)
+        if dt is None or not d.isnative:
+            raise InvalidType("%s: numpy dtype %s is not supported (supported: %s, native byte "
+                              "order)" % (what, d, ", ".join(x.numpy for x in dtypes.ALL
+                                                             if x.numpy)))
+        _NUMPY_DTYPES[d] = dt
+    return dt
+
+
+def _numpy_address(a):
+    # The buffer protocol is cheaper than __array_interface__ (which builds a dict); it refuses
+    # read-only, non-contiguous and empty arrays, which take the general path.
+    try:
+        return _addressof(_c_char_from_buffer(a))
+    except (TypeError, ValueError, BufferError):
+        return a.__array_interface__["data"][0]
 
 
 def _from_numpy(a, what):
-    # One __array_interface__ read gives address, strides and type (numpy attribute reads are
-    # not free: a launch reads this once per argument).
-    ai = a.__array_interface__
-    dt = _NUMPY_TYPESTR.get(ai["typestr"])
-    if dt is None:
-        dt = dtypes.BY_NUMPY.get(a.dtype.name)
-        if dt is None or a.dtype.byteorder not in ("=", "|", "<"):
-            raise InvalidType("%s: numpy dtype %s is not supported (supported: %s)"
-                              % (what, a.dtype, ", ".join(d.numpy for d in dtypes.ALL
-                                                          if d.numpy)))
-        _NUMPY_TYPESTR[ai["typestr"]] = dt
-    shape = ai["shape"]
-    strides = ai["strides"]
-    if strides is None:
-        st = []
-        acc = 1
-        for d in reversed(shape):
-            st.append(acc)
-            acc *= d
-        strides = tuple(reversed(st))
-    else:
-        item = dt.itemsize
-        if any(s % item for s in strides):
-            raise InvalidArgument("%s: numpy strides %s are not multiples of the element size %d"
-                                  % (what, strides, item))
-        strides = tuple(s // item for s in strides)
-    return TensorInfo(ai["data"][0], shape, strides, dt, a)
+    dt = _numpy_dtype(a, what)
+    item = dt.itemsize
+    strides = a.strides
+    if any(st % item for st in strides):
+        raise InvalidArgument("%s: numpy strides %s are not multiples of the element size %d"
+                              % (what, strides, item))
+    return TensorInfo(_numpy_address(a), a.shape, tuple(st // item for st in strides), dt, a)
+
+
+def pointer_of(obj, what):
+    """(address, DataType) of a tensor argument, without reading shape and strides (pl.Ptr
+    parameters need only these; a launch does this once per pointer argument)."""
+    kind = type(obj)
+    if kind in _TORCH_TYPES and obj.is_cpu:
+        dt = _TORCH_DTYPES.get(obj.dtype)
+        if dt is not None:
+            return obj.data_ptr(), dt
+    elif _KINDS.get(kind) is _from_numpy:
+        return _numpy_address(obj), _numpy_dtype(obj, what)
+    info = describe(obj, what)
+    return info.ptr, info.dtype
+
+
+_TORCH_TYPES = set()
 
 
 def _from_dlpack(obj, what):
@@ -146,6 +167,7 @@ def describe(obj, what="tensor"):
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(obj, torch.Tensor):
         _KINDS[type(obj)] = _from_torch
+        _TORCH_TYPES.add(type(obj))
         return _from_torch(obj, what)
     np = sys.modules.get("numpy")
     if np is not None and isinstance(obj, np.ndarray):

@@ -23,7 +23,7 @@ import textwrap
 import threading
 
 from . import _build, _capi, device, dtypes, tiling
-from ._tensor import describe
+from ._tensor import describe, pointer_of
 from .errors import (CompileError, InvalidArgument, InvalidType, InvalidVal, KernelError,
                      KernelSyntaxError)
 from .runtime.tilingkey import TilingKeySchema
@@ -1573,6 +1573,10 @@ class JitKernel:
             raise InvalidArgument("jit(pipeline=...) is not supported yet")
         self.fn = fn
         self.name = name or fn.__name__
+        if not isinstance(self.name, str) or not self.name.isidentifier() or \
+                not self.name.isascii():
+            raise InvalidArgument("jit(name=%r): a kernel name must be an ASCII identifier (it "
+                                  "names the C++ function and the cached object)" % (self.name,))
         self.captured_locals = captured_locals
         self.compile_timeout = compile_timeout or 600
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
@@ -1897,6 +1901,13 @@ class _Launcher:
                         raise InvalidType("arg[%d] '%s': expected a tensor, got None"
                                           % (i, p.name))
                     cargs.append(None)
+                    continue
+                if kind == "ptr" and not checked:
+                    ptr, dt = pointer_of(a, "arg[%d] '%s'" % (i, p.name))
+                    if dt is not p.dtype:
+                        raise InvalidType("arg[%d] '%s': dtype mismatch - expected %s, got %s"
+                                          % (i, p.name, p.dtype.name, dt.name))
+                    cargs.append(ptr)
                     continue
                 info = describe(a, "arg[%d] '%s'" % (i, p.name))
                 if info.dtype is not p.dtype:

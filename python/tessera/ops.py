@@ -74,9 +74,9 @@ def call(op_type, inputs, outputs, attrs=None, stream=None):
            for i, x in enumerate(inputs)]
     outs = [describe(y, "%s output %d" % (op_type, i)) for i, y in enumerate(outputs)]
     attrs = attrs or {}
-    sig = (op_type, tuple(None if i is None else (i.shape, i.strides, i.dtype.name) for i in ins),
-           tuple((o.shape, o.strides, o.dtype.name) for o in outs),
-           tuple(sorted(attrs.items())), handle or 0)
+    sig = (op_type, tuple(None if i is None else (i.shape, i.strides, i.dtype) for i in ins),
+           tuple((o.shape, o.strides, o.dtype) for o in outs),
+           tuple(sorted(attrs.items())) if attrs else (), handle or 0)
     all_infos = [i for i in ins if i is not None] + outs
     staged = []
     copies_back = []
@@ -94,17 +94,20 @@ def call(op_type, inputs, outputs, attrs=None, stream=None):
         cached = _executors.get(sig)
         if cached is not None:
             _executors.move_to_end(sig)
-            executor, ws_size = cached
+            executor, ws_size, last = cached
+            # Re-point only the tensors whose address changed (loops often reuse buffers).
             for idx, ptr in enumerate(ptrs):
-                _capi.check(_capi.tsrSetExecutorTensorAddress(executor, idx, ptr or None),
-                            op_type)
+                if last[idx] != ptr:
+                    _capi.check(_capi.tsrSetExecutorTensorAddress(executor, idx, ptr or None),
+                                op_type)
+                    last[idx] = ptr
         else:
             executor, ws_size = _prepare(op_type, ins, outs, ptrs, attrs)
             if len(_executors) >= _EXEC_CACHE_SIZE:
-                _, (old, _) = _executors.popitem(last=False)
+                _, (old, _, _) = _executors.popitem(last=False)
                 device.synchronize()  # the evicted executor may still be queued
                 _capi.tsrDestroyExecutor(old)
-            _executors[sig] = (executor, ws_size)
+            _executors[sig] = (executor, ws_size, list(ptrs))
         ws = ctypes.c_void_p()
         if ws_size:
             _capi.check(_capi.tsrWorkspacePoolGet(_pool(handle), ws_size, ctypes.byref(ws)),
