@@ -69,23 +69,80 @@ def _make_tensor(info):
 def call(op_type, inputs, outputs, attrs=None, stream=None):
     """Runs operator `op_type` of the operator packages: `inputs` and `outputs` are tensors
     (an input may be None when optional), `attrs` a dict of attribute values."""
-    handle = device.stream_handle(stream)
-    ins = [None if x is None else describe(x, "%s input %d" % (op_type, i))
-           for i, x in enumerate(inputs)]
-    outs = [describe(y, "%s output %d" % (op_type, i)) for i, y in enumerate(outputs)]
-    attrs = attrs or {}
-    sig = (op_type, tuple(None if i is None else (i.shape, i.strides, i.dtype) for i in ins),
-           tuple((o.shape, o.strides, o.dtype) for o in outs),
-           tuple(sorted(attrs.items())) if attrs else (), handle or 0)
-    all_infos = [i for i in ins if i is not None] + outs
+    handle = None if stream is None else device.stream_handle(stream)
+    infos = []
+    shapes = [op_type, handle or 0, tuple(sorted(attrs.items())) if attrs else ()]
+    for i, x in enumerate(inputs):
+        if x is None:
+            infos.append(None)
+            shapes.append(None)
+        else:
+            info = describe(x, "%s input %d" % (op_type, i))
+            infos.append(info)
+            shapes.append((info.shape, info.strides, info.dtype))
+    shapes.append(len(inputs))
+    for i, y in enumerate(outputs):
+        info = describe(y, "%s output %d" % (op_type, i))
+        infos.append(info)
+        shapes.append((info.shape, info.strides, info.dtype))
+    sig = tuple(shapes)
+    present = [i for i in infos if i is not None]
+    if device._checked:
+        return _call_staged(op_type, infos, len(inputs), present, sig, attrs or {}, handle)
+    ptrs = [i.ptr for i in present]
+    cached = _executors.get(sig)
+    if cached is not None:
+        _executors.move_to_end(sig)
+        executor, ws_size, last = cached
+        # Re-point only the tensors whose address changed (loops often reuse buffers).
+        if last != ptrs:
+            for idx, ptr in enumerate(ptrs):
+                if last[idx] != ptr:
+                    _capi.check(_capi.tsrSetExecutorTensorAddress(executor, idx, ptr or None),
+                                op_type)
+                    last[idx] = ptr
+    else:
+        executor, ws_size = _cache_new(sig, op_type, infos, len(inputs), ptrs, attrs or {})
+    _execute(op_type, executor, ws_size, handle, present, ())
+
+
+def _cache_new(sig, op_type, infos, n_in, ptrs, attrs):
+    executor, ws_size = _prepare(op_type, infos[:n_in], infos[n_in:], ptrs, attrs)
+    if len(_executors) >= _EXEC_CACHE_SIZE:
+        _, (old, _, _) = _executors.popitem(last=False)
+        device.synchronize()  # the evicted executor may still be queued
+        _capi.tsrDestroyExecutor(old)
+    _executors[sig] = (executor, ws_size, list(ptrs))
+    return executor, ws_size
+
+
+def _execute(op_type, executor, ws_size, handle, present, staged):
+    ws = None
+    if ws_size:
+        p = ctypes.c_void_p()
+        _capi.check(_capi.tsrWorkspacePoolGet(_pool(handle), ws_size, ctypes.byref(p)),
+                    "%s workspace" % op_type)
+        ws = p.value
+    _capi.check(_capi.tsrOpExecute(ws, ws_size, executor, handle), op_type)
+    if handle is None:
+        status = _capi.tsrSynchronizeStream(None)
+        if status != _capi.SUCCESS:
+            err = _capi.error_for(status, op_type)
+            _capi.tsrResetStreamError(None)
+            raise err
+    else:
+        device.keep_alive(handle, tuple(i.owner for i in present), ())
+
+
+def _call_staged(op_type, infos, n_in, present, sig, attrs, handle):
+    """Checked mode: host tensors go through guard-paged device copies (see tessera.device)."""
     staged = []
     copies_back = []
     ptrs = []
-    checked = device._checked
     try:
-        for info in all_infos:
+        for info in present:
             ptr = info.ptr
-            if checked and not device.is_device_array(info):
+            if not device.is_device_array(info):
                 dev, nbytes = device.stage_in(info, handle)
                 staged.append(dev)
                 copies_back.append((info, dev, nbytes))
@@ -93,26 +150,20 @@ def call(op_type, inputs, outputs, attrs=None, stream=None):
             ptrs.append(ptr)
         cached = _executors.get(sig)
         if cached is not None:
-            _executors.move_to_end(sig)
             executor, ws_size, last = cached
-            # Re-point only the tensors whose address changed (loops often reuse buffers).
             for idx, ptr in enumerate(ptrs):
-                if last[idx] != ptr:
-                    _capi.check(_capi.tsrSetExecutorTensorAddress(executor, idx, ptr or None),
-                                op_type)
-                    last[idx] = ptr
+                _capi.check(_capi.tsrSetExecutorTensorAddress(executor, idx, ptr or None),
+                            op_type)
+                last[idx] = ptr
         else:
-            executor, ws_size = _prepare(op_type, ins, outs, ptrs, attrs)
-            if len(_executors) >= _EXEC_CACHE_SIZE:
-                _, (old, _, _) = _executors.popitem(last=False)
-                device.synchronize()  # the evicted executor may still be queued
-                _capi.tsrDestroyExecutor(old)
-            _executors[sig] = (executor, ws_size, list(ptrs))
-        ws = ctypes.c_void_p()
+            executor, ws_size = _cache_new(sig, op_type, infos, n_in, ptrs, attrs)
+        ws = None
         if ws_size:
-            _capi.check(_capi.tsrWorkspacePoolGet(_pool(handle), ws_size, ctypes.byref(ws)),
+            p = ctypes.c_void_p()
+            _capi.check(_capi.tsrWorkspacePoolGet(_pool(handle), ws_size, ctypes.byref(p)),
                         "%s workspace" % op_type)
-        _capi.check(_capi.tsrOpExecute(ws.value, ws_size, executor, handle), op_type)
+            ws = p.value
+        _capi.check(_capi.tsrOpExecute(ws, ws_size, executor, handle), op_type)
     except BaseException:
         for dev in staged:
             _capi.tsrFree(dev)
@@ -128,7 +179,7 @@ def call(op_type, inputs, outputs, attrs=None, stream=None):
             _capi.tsrResetStreamError(None)
             raise err
     else:
-        device.keep_alive(handle, tuple(i.owner for i in all_infos), staged)
+        device.keep_alive(handle, tuple(i.owner for i in present), staged)
 
 
 def _prepare(op_type, ins, outs, ptrs, attrs):
