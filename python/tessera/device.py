@@ -251,10 +251,79 @@ class DeviceArray:
         import numpy as np
         return np.asarray(self)
 
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU, device 0
+
+    def __dlpack__(self, stream=None):
+        """A DLPack capsule viewing this buffer (torch.from_dlpack, numpy.from_dlpack); the
+        array stays alive until the consumer's deleter runs."""
+        return _dlpack.export(self)
+
     def __del__(self):
         if getattr(self, "ptr", None):
             _capi.tsrFree(self.ptr)
             self.ptr = None
+
+
+class _DLPackExport:
+    """DLPack export through ctypes: a DLManagedTensor per capsule, its deleter releasing the
+    DeviceArray. A capsule never consumed is released by its own destructor."""
+
+    def __init__(self):
+        from ._tensor import _DLTensor
+        self._DLTensor = _DLTensor
+
+        class Managed(ctypes.Structure):
+            _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                        ("deleter", ctypes.c_void_p)]
+
+        self.Managed = Managed
+        self.live = {}  # address of the DLManagedTensor -> (array, structs kept alive)
+        self.deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self._delete)
+        self.capsule_destructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self._destroy_capsule)
+        api = ctypes.pythonapi
+        self.new = api.PyCapsule_New
+        self.new.restype = ctypes.py_object
+        self.new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        self.is_valid = api.PyCapsule_IsValid
+        self.is_valid.restype = ctypes.c_int
+        self.is_valid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        self.get = api.PyCapsule_GetPointer
+        self.get.restype = ctypes.c_void_p
+        self.get.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+
+    def _delete(self, managed):
+        self.live.pop(managed, None)
+
+    def _destroy_capsule(self, capsule):
+        # Still named "dltensor": no consumer took ownership, so release it here.
+        if self.is_valid(capsule, b"dltensor"):
+            self._delete(self.get(capsule, b"dltensor"))
+
+    def export(self, array):
+        from . import dtypes as _dt  # noqa: F401 - dtype codes come from the array's DataType
+        rank = len(array.shape)
+        shape = (ctypes.c_int64 * max(rank, 1))(*array.shape)
+        m = self.Managed()
+        m.dl_tensor.data = array.ptr
+        m.dl_tensor.device.device_type = 1
+        m.dl_tensor.device.device_id = 0
+        m.dl_tensor.ndim = rank
+        code, bits = array.dtype.dlpack
+        m.dl_tensor.dtype.code = code
+        m.dl_tensor.dtype.bits = bits
+        m.dl_tensor.dtype.lanes = 1
+        m.dl_tensor.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+        m.dl_tensor.strides = None  # compact row-major
+        m.dl_tensor.byte_offset = 0
+        m.deleter = ctypes.cast(self.deleter, ctypes.c_void_p).value
+        addr = ctypes.addressof(m)
+        self.live[addr] = (array, m, shape)
+        return self.new(addr, b"dltensor", ctypes.cast(self.capsule_destructor,
+                                                       ctypes.c_void_p).value)
+
+
+_dlpack = _DLPackExport()
 
 
 def empty(shape, dtype="float32"):
