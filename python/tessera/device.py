@@ -281,16 +281,15 @@ class _DLPackExport:
         self.live = {}  # address of the DLManagedTensor -> (array, structs kept alive)
         self.deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self._delete)
         self.capsule_destructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self._destroy_capsule)
+        # Private prototypes: ctypes.pythonapi's function objects are shared, and their argtypes
+        # with them (the capsule destructor receives a raw pointer, not an object).
         api = ctypes.pythonapi
-        self.new = api.PyCapsule_New
-        self.new.restype = ctypes.py_object
-        self.new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-        self.is_valid = api.PyCapsule_IsValid
-        self.is_valid.restype = ctypes.c_int
-        self.is_valid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-        self.get = api.PyCapsule_GetPointer
-        self.get.restype = ctypes.c_void_p
-        self.get.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        self.new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p,
+                                     ctypes.c_void_p)(("PyCapsule_New", api))
+        self.is_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(
+            ("PyCapsule_IsValid", api))
+        self.get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
+            ("PyCapsule_GetPointer", api))
 
     def _delete(self, managed):
         self.live.pop(managed, None)

@@ -1445,6 +1445,35 @@ def _link_args():
     return out
 
 
+_STAMP = None
+
+
+def _tessera_stamp():
+    """Identifies the tessera build the kernels compile and link against: the libraries' sizes
+    and modification times and the newest header. A rebuilt library or an edited header within
+    one version gives new cache keys instead of stale objects."""
+    global _STAMP
+    if _STAMP is None:
+        parts = []
+        for name in ("kernel", "device", "tiling", "core"):
+            path = _build.config()["libraries"][name]
+            try:
+                st = os.stat(path)
+                parts.append("%s:%d:%d" % (path, st.st_size, st.st_mtime_ns))
+            except OSError:
+                parts.append(path + ":missing")
+        newest = 0
+        for root, _, files in os.walk(os.path.join(_build.config()["include_dir"], "tessera")):
+            for f in files:
+                try:
+                    newest = max(newest, os.stat(os.path.join(root, f)).st_mtime_ns)
+                except OSError:
+                    pass
+        parts.append("headers:%d" % newest)
+        _STAMP = "\0".join(parts)
+    return _STAMP
+
+
 class CompiledObject:
     __slots__ = ("path", "source_path", "cached", "seconds")
 
@@ -1462,7 +1491,7 @@ def compile_source(source, name, timeout=600):
     cxx = _compiler()
     flags, isa = _flags()
     key_text = "\0".join([source, cxx, _compiler_id(cxx), " ".join(flags), isa,
-                          _build.config()["version"], " ".join(_link_args())])
+                          _build.config()["version"], " ".join(_link_args()), _tessera_stamp()])
     digest = hashlib.sha256(key_text.encode("utf-8")).hexdigest()
     d = cache_dir()
     so = os.path.join(d, "%s_%s.so" % (name, digest[:24]))
