@@ -137,9 +137,12 @@ class Event:
         return ms.value
 
     def __del__(self):
-        if getattr(self, "_handle", None):
-            _capi.tsrDestroyEvent(self._handle)
-            self._handle = None
+        try:
+            if getattr(self, "_handle", None):
+                _capi.tsrDestroyEvent(self._handle)
+                self._handle = None
+        except Exception:  # noqa: BLE001 - interpreter shutdown; nothing left to release into
+            pass
 
 
 def stream_wait_event(stream, event):
