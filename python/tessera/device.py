@@ -263,9 +263,12 @@ class DeviceArray:
         return _dlpack.export(self)
 
     def __del__(self):
-        if getattr(self, "ptr", None):
-            _capi.tsrFree(self.ptr)
-            self.ptr = None
+        try:
+            if getattr(self, "ptr", None):
+                _capi.tsrFree(self.ptr)
+                self.ptr = None
+        except Exception:  # noqa: BLE001 - interpreter shutdown; the process frees it
+            pass
 
 
 class _DLPackExport:

@@ -181,17 +181,33 @@ def test_ub_capacity_checked_at_run_time_with_python_line():
     stream.close()
 
 
-def test_emulated_profile():
-    tessera.set_profile("ascend910b")
+@pytest.mark.parametrize("profile", ["native", "ascend910b"])
+@pytest.mark.parametrize("mode", ["fast", "checked"])
+def test_kernels_on_both_profiles_in_both_modes(profile, mode):
+    tessera.set_profile(profile)
+    tessera.set_checked_mode(mode == "checked")
     try:
+        rng = np.random.default_rng(9)
         n = 4097
-        x = np.random.default_rng(9).standard_normal(n).astype(np.float32)
-        y = np.ones(n, np.float32)
-        z = np.zeros(n, np.float32)
-        run_add(x, y, z, n, {"UseScale": 0, "BlockN": 256}, 48)
-        tessera.synchronize()
-        np.testing.assert_allclose(z, x + 1.0, rtol=1e-6)
+        x = rng.standard_normal(n).astype(np.float32)
+        y = torch.randn(n)
+        for key, block_dim in (({"UseScale": 0, "BlockN": 256}, 48),
+                               ({"UseScale": 1, "BlockN": 64}, 7)):
+            z = np.zeros(n, np.float32)
+            run_add(x, y, z, n, key, block_dim, scale=0.5)
+            tessera.synchronize()
+            ref = (x.astype(np.float64) + y.double().numpy()) * (0.5 if key["UseScale"] else 1)
+            np.testing.assert_allclose(z, ref, rtol=1e-6, atol=1e-6)
+        src = rng.standard_normal((37, 50)).astype(np.float32)
+        for m in (0, 1, 2):
+            out = np.zeros((37, 45), np.float32)
+            rows_kernel[None, 5, {"T": pl.DT_FP32}](
+                src, out, RowTiling(rows=37, cols=45, mode=m, strides=[50, 1], alpha=3.0))
+            tessera.synchronize()
+            s = src[:, :45]
+            np.testing.assert_array_equal(out, [np.abs(s), s * np.float32(3), 1 - s][m])
     finally:
+        tessera.set_checked_mode(False)
         tessera.set_profile("native")
 
 
