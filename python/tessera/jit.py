@@ -1815,15 +1815,18 @@ class JitKernel:
         if entry is not None:
             return entry
         with _lock:
+            source = self.generate(key_values, dict(dtype_items))
+            params = self.params
+        tag = self.name
+        if self.schema is not None:
+            tag += "_tk%x" % self.schema.pack(key_values)
+        # Outside the lock: threads compile different kernels in parallel (the cache's file lock
+        # keeps two compiles of one object apart).
+        compiled = compile_source(source, tag, self.compile_timeout)
+        with _lock:
             entry = self._entries.get(spec)
             if entry is not None:
                 return entry
-            source = self.generate(key_values, dict(dtype_items))
-            params = self.params
-            tag = self.name
-            if self.schema is not None:
-                tag += "_tk%x" % self.schema.pack(key_values)
-            compiled = compile_source(source, tag, self.compile_timeout)
             lib = ctypes.CDLL(compiled.path)
             fn = lib.tsr_jit_launch
             argtypes = [ctypes.c_uint32, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
