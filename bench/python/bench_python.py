@@ -21,7 +21,6 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import tessera  # noqa: E402
-import tessera.language as pl  # noqa: E402
 
 KERNEL_SRC = textwrap.dedent('''
     import tessera.language as pl

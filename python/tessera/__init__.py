@@ -10,3 +10,8 @@ from .errors import (CompileError, InvalidArgument, InvalidType, InvalidVal,  # 
 from . import language, ops  # noqa: E402,F401
 
 __version__ = _build.config()["version"]
+
+__all__ = ["CompileError", "DeviceArray", "Event", "InvalidArgument", "InvalidType", "InvalidVal",
+           "KernelError", "KernelSyntaxError", "NotFound", "Stream", "TesseraError",
+           "checked_mode", "empty", "language", "ops", "set_checked_mode", "set_profile",
+           "stream_wait_event", "synchronize"]

@@ -306,7 +306,6 @@ class _DLPackExport:
             self._delete(self.get(capsule, b"dltensor"))
 
     def export(self, array):
-        from . import dtypes as _dt  # noqa: F401 - dtype codes come from the array's DataType
         rank = len(array.shape)
         shape = (ctypes.c_int64 * max(rank, 1))(*array.shape)
         m = self.Managed()

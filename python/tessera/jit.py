@@ -17,15 +17,13 @@ import hashlib
 import inspect
 import os
 import subprocess
-import sys
 import tempfile
 import textwrap
 import threading
 
 from . import _build, _capi, device, dtypes, tiling
 from ._tensor import describe, pointer_of
-from .errors import (CompileError, InvalidArgument, InvalidType, InvalidVal, KernelError,
-                     KernelSyntaxError)
+from .errors import CompileError, InvalidArgument, InvalidType, InvalidVal, KernelSyntaxError
 from .runtime.tilingkey import TilingKeySchema
 
 _JIT_KWARGS = ("target", "arch", "auto_mutex", "name", "pipeline", "tiling_key", "datatype",

@@ -1,5 +1,7 @@
 """PyPTO Pro's ``pypto_pro.runtime`` names: jit, TilingKey."""
-from .tilingkey import TilingKeyField, TilingKeySchema  # noqa: F401
+from .tilingkey import TilingKeyField, TilingKeySchema
+
+__all__ = ["TilingKeyField", "TilingKeySchema", "jit", "kernel"]
 
 
 def __getattr__(name):
