@@ -286,3 +286,11 @@ def test_key_specialisations_are_distinct_objects():
     a = add_kernel.compile({"UseScale": 0, "BlockN": 64})
     b = add_kernel.compile({"UseScale": 0, "BlockN": 256})
     assert a.path != b.path and "tk0" in os.path.basename(a.path)
+
+
+def test_example_runs():
+    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    r = subprocess.run([sys.executable, os.path.join(root, "examples", "python", "add_kernel.py")],
+                       capture_output=True, text=True, timeout=600, env=dict(os.environ))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "numpy: max |z - (x + y) * 0.5| = 0" in r.stdout
