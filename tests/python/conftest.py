@@ -28,7 +28,8 @@ def _compile_kernels_in_parallel():
     jobs += [(kernels.rows_kernel, None, {"T": pl.DT_FP32}),
              (kernels.rows_kernel, None, {"T": pl.DT_FP16}),
              (kernels.tensor_kernel, None, None), (kernels.overrun_kernel, None, None),
-             (kernels.ub_overflow_kernel, None, None)]
+             (kernels.ub_overflow_kernel, None, None),
+             (kernels.flow_kernel, None, None)]
     with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
         for f in [pool.submit(k.compile, key, dt) for k, key, dt in jobs]:
             f.result()

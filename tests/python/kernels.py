@@ -114,3 +114,62 @@ def ub_overflow_kernel(x: pl.Ptr[pl.DT_FP32]):
     a = pl.make_tile(tt, addr=1 << 20)
     tx = pl.make_tensor(x, [8])
     pl.load(a, tx, [0])
+
+
+@dataclass
+class FlowTiling:
+    n: int
+    a: int
+    b: int
+
+
+def flow_reference(opt_is_none, t):
+    """The Python meaning of flow_kernel's scalar code, for the test."""
+    v = 1
+    if t.n > 3:
+        v = 2
+    p, q = t.a // t.b, t.a % t.b
+    p, q = q, p
+    w = 0
+    k = 0
+    while True:
+        k += 1
+        if k > 5:
+            break
+        if k % 2 == 0:
+            continue
+        w += k
+    extra = 100 if opt_is_none else 200
+    first = v * 1000000 + (p + 50) * 10000 + (q + 50) * 100 + w + extra - 100
+    return first if t.n > 100 else -1
+
+
+@pl.jit
+def flow_kernel(x: pl.Ptr[pl.DT_INT32], opt: pl.Ptr[pl.DT_INT32], t: FlowTiling):
+    """Python scalar semantics in a kernel: floor division and modulo of negatives, tuple swap,
+    while/break/continue, a constant becoming a variable under a run-time if, `is None` on a
+    pointer, an early return."""
+    tx = pl.make_tensor(x, [8])
+    tt = pl.TileType([1, 8], pl.DT_INT32)
+    a = pl.make_tile(tt, addr=0)
+    v = 1
+    if t.n > 3:
+        v = 2
+    p, q = t.a // t.b, t.a % t.b
+    p, q = q, p
+    w = 0
+    k = 0
+    while True:
+        k += 1
+        if k > 5:
+            break
+        if k % 2 == 0:
+            continue
+        w += k
+    extra = 100 if opt is None else 200
+    pl.fill(a, v * 1000000 + (p + 50) * 10000 + (q + 50) * 100 + w + extra - 100)
+    pl.store(tx, a, [0])
+    if t.n > 100:
+        return
+    pl.fill(a, -1)
+    pl.store(tx, a, [0])

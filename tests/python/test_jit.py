@@ -294,3 +294,16 @@ def test_example_runs():
                        capture_output=True, text=True, timeout=600, env=dict(os.environ))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "numpy: max |z - (x + y) * 0.5| = 0" in r.stdout
+
+
+def test_python_scalar_semantics_in_kernels():
+    from kernels import FlowTiling, flow_kernel, flow_reference
+    rng = np.random.default_rng(17)
+    for _ in range(12):
+        t = FlowTiling(n=int(rng.integers(0, 200)), a=int(rng.integers(-40, 40)),
+                       b=int(rng.choice([-7, -3, -1, 1, 2, 5])))
+        opt = None if rng.random() < 0.5 else np.zeros(8, np.int32)
+        x = np.zeros(8, np.int32)
+        flow_kernel[None, 1](x, opt, t)
+        tessera.synchronize()
+        assert np.all(x == flow_reference(opt is None, t)), t
