@@ -158,6 +158,15 @@ Status CheckBufferSize(const TilingSchema& schema, size_t size) {
                          std::to_string(schema.size) + " bytes, got " + std::to_string(size));
 }
 
+std::vector<uint8_t> SerializeFields(const TilingSchema& schema, const void* data) {
+  std::vector<uint8_t> bytes(schema.size, 0);
+  const auto* src = static_cast<const uint8_t*>(data);
+  for (const TilingField& f : schema.fields) {
+    std::memcpy(bytes.data() + f.offset, src + f.offset, f.byte_size());
+  }
+  return bytes;
+}
+
 }  // namespace detail
 
 Status CheckSchemaCompatible(const TilingSchema& producer, const TilingSchema& consumer) {

@@ -5,6 +5,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -167,6 +169,34 @@ TEST(TilingData, SerializeParseRoundTrip) {
   std::vector<uint8_t> padded = bytes;
   padded.resize(64, 0xee);
   EXPECT_TRUE(ParseTiling<ReferenceTiling>(padded).ok());
+}
+
+// Padding bytes of the serialised form are zero whatever the struct's memory held before (the
+// struct is built over 0xaa bytes, as a stack object would be over old stack contents).
+TEST(TilingData, SerializeZeroesPadding) {
+  alignas(PaddedTiling) unsigned char storage[sizeof(PaddedTiling)];
+  std::memset(storage, 0xaa, sizeof(storage));
+  auto* t = new (storage) PaddedTiling;
+  t->f = 2.5f;
+  t->x = -7;
+  const std::vector<uint8_t> bytes = SerializeTiling(*t);
+  ASSERT_EQ(bytes.size(), sizeof(PaddedTiling));
+  std::vector<bool> is_field(bytes.size(), false);
+  for (const TilingField& f : kTilingFields<PaddedTiling>) {
+    for (uint32_t i = 0; i < f.byte_size(); ++i)
+      is_field[f.offset + i] = true;
+  }
+  size_t padding = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (is_field[i]) {
+      EXPECT_EQ(bytes[i], storage[i]) << "field byte " << i;
+    } else {
+      ++padding;
+      EXPECT_EQ(bytes[i], 0) << "padding byte " << i;
+    }
+  }
+  EXPECT_GT(padding, 0u);  // the struct does have padding, so the test means something
+  t->~PaddedTiling();
 }
 
 TEST(TilingData, ParseRejectsShortBufferAndForeignHash) {

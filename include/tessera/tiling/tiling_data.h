@@ -159,6 +159,8 @@ constexpr std::array<TilingField, T::kTesseraFieldCount_> BuildFieldTable() {
 // Type-erased helpers behind the typed API below (tiling_data.cc).
 Status CheckSchemaHash(const TilingSchema& schema, uint64_t producer_hash);
 Status CheckBufferSize(const TilingSchema& schema, size_t size);
+// schema.size bytes: each field's bytes copied from `data` (a struct of that schema), the rest 0.
+std::vector<uint8_t> SerializeFields(const TilingSchema& schema, const void* data);
 
 }  // namespace detail
 
@@ -180,12 +182,13 @@ constexpr TilingSchema TilingSchemaOf() {
                       detail::SchemaHash(kTilingFields<T>, sizeof(T))};
 }
 
-// The bytes a kernel receives as its tiling argument: the struct's object representation.
+// The bytes a kernel receives as its tiling argument: the struct's layout with every field's
+// value and zero padding. Copied field by field, because a struct's padding bytes hold whatever
+// the stack held; the bytes must be deterministic and equal to other producers' (Python's
+// TilingData serialises the same layout with zero padding).
 template <TilingData T>
 std::vector<uint8_t> SerializeTiling(const T& data) {
-  std::vector<uint8_t> bytes(sizeof(T));
-  std::memcpy(bytes.data(), &data, sizeof(T));
-  return bytes;
+  return detail::SerializeFields(TilingSchemaOf<T>(), &data);
 }
 
 // Reads a struct back from tiling bytes. Fails with "buffer too short" when `bytes` holds fewer

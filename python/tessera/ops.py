@@ -1,0 +1,377 @@
+"""Every operator of tessera's operator packages, callable on numpy arrays and torch CPU tensors.
+
+Each call goes through the two-stage C API by op name (tsrOpGetWorkspaceSize, then tsrOpExecute
+on a stream) with the runtime's plan cache; failures raise InvalidArgument / NotFound /
+TesseraError carrying the runtime's message. ``out=None`` allocates the result (a torch tensor
+when any input is one, else a numpy array; bf16 needs torch). With ``stream=None`` the call runs
+on the default stream and returns when the result is ready; with a ``tessera.Stream`` it is
+asynchronous and the tensors stay alive until that stream is synchronised.
+"""
+import collections
+import ctypes
+import sys
+
+from . import _capi, device, dtypes
+from ._tensor import describe
+from .errors import InvalidArgument, InvalidType
+
+_EXEC_CACHE_SIZE = 256
+_executors = collections.OrderedDict()   # call signature -> (executor, workspace size)
+_pools = {}                               # stream handle -> tsrWorkspacePool
+
+
+def _pool(handle):
+    pool = _pools.get(handle or 0)
+    if pool is None:
+        p = ctypes.c_void_p()
+        _capi.check(_capi.tsrCreateWorkspacePool(ctypes.byref(p)), "tsrCreateWorkspacePool")
+        pool = _pools[handle or 0] = p.value
+    return pool
+
+
+def _attr(name, value):
+    a = _capi.Attr()
+    a.name = name.encode()
+    keep = None
+    if isinstance(value, bool):
+        a.type, a.boolValue = _capi.ATTR_BOOL, int(value)
+    elif isinstance(value, int):
+        a.type, a.intValue = _capi.ATTR_INT, value
+    elif isinstance(value, float):
+        a.type, a.floatValue = _capi.ATTR_FLOAT, value
+    elif isinstance(value, str):
+        keep = value.encode()
+        a.type, a.stringValue = _capi.ATTR_STRING, keep
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool)
+                                                  for v in value):
+        keep = (ctypes.c_int64 * len(value))(*value)
+        a.type, a.intList, a.listCount = _capi.ATTR_INT_LIST, keep, len(value)
+    elif isinstance(value, (list, tuple)):
+        keep = (ctypes.c_float * len(value))(*[float(v) for v in value])
+        a.type, a.floatList, a.listCount = _capi.ATTR_FLOAT_LIST, keep, len(value)
+    else:
+        raise InvalidType("attribute '%s': unsupported value %r" % (name, value))
+    return a, keep
+
+
+def _make_tensor(info):
+    rank = len(info.shape)
+    shape = (ctypes.c_int64 * max(rank, 1))(*info.shape)
+    strides = (ctypes.c_int64 * max(rank, 1))(*info.strides)
+    if info.dtype.tsr is None:
+        raise InvalidType("dtype %s is not supported by the operator API" % info.dtype.name)
+    t = _capi.tsrCreateTensor(shape, rank, strides, info.dtype.tsr, 2, info.ptr or None)
+    if not t:
+        raise _capi.error_for(_capi.INVALID_ARGUMENT, "tsrCreateTensor")
+    return t
+
+
+def call(op_type, inputs, outputs, attrs=None, stream=None):
+    """Runs operator `op_type` of the operator packages: `inputs` and `outputs` are tensors
+    (an input may be None when optional), `attrs` a dict of attribute values."""
+    handle = None if stream is None else device.stream_handle(stream)
+    infos = []
+    shapes = [op_type, handle or 0, tuple(sorted(attrs.items())) if attrs else ()]
+    for i, x in enumerate(inputs):
+        if x is None:
+            infos.append(None)
+            shapes.append(None)
+        else:
+            info = describe(x, "%s input %d" % (op_type, i))
+            infos.append(info)
+            shapes.append((info.shape, info.strides, info.dtype))
+    shapes.append(len(inputs))
+    for i, y in enumerate(outputs):
+        info = describe(y, "%s output %d" % (op_type, i))
+        infos.append(info)
+        shapes.append((info.shape, info.strides, info.dtype))
+    sig = tuple(shapes)
+    present = [i for i in infos if i is not None]
+    if device._checked:
+        return _call_staged(op_type, infos, len(inputs), present, sig, attrs or {}, handle)
+    ptrs = [i.ptr for i in present]
+    cached = _executors.get(sig)
+    if cached is not None:
+        _executors.move_to_end(sig)
+        executor, ws_size, last = cached
+        # Re-point only the tensors whose address changed (loops often reuse buffers).
+        if last != ptrs:
+            for idx, ptr in enumerate(ptrs):
+                if last[idx] != ptr:
+                    _capi.check(_capi.tsrSetExecutorTensorAddress(executor, idx, ptr or None),
+                                op_type)
+                    last[idx] = ptr
+    else:
+        executor, ws_size = _cache_new(sig, op_type, infos, len(inputs), ptrs, attrs or {})
+    _execute(op_type, executor, ws_size, handle, present, ())
+
+
+def _cache_new(sig, op_type, infos, n_in, ptrs, attrs):
+    executor, ws_size = _prepare(op_type, infos[:n_in], infos[n_in:], ptrs, attrs)
+    if len(_executors) >= _EXEC_CACHE_SIZE:
+        _, (old, _, _) = _executors.popitem(last=False)
+        device.synchronize()  # the evicted executor may still be queued
+        _capi.tsrDestroyExecutor(old)
+    _executors[sig] = (executor, ws_size, list(ptrs))
+    return executor, ws_size
+
+
+def _execute(op_type, executor, ws_size, handle, present, staged):
+    ws = None
+    if ws_size:
+        p = ctypes.c_void_p()
+        _capi.check(_capi.tsrWorkspacePoolGet(_pool(handle), ws_size, ctypes.byref(p)),
+                    "%s workspace" % op_type)
+        ws = p.value
+    _capi.check(_capi.tsrOpExecute(ws, ws_size, executor, handle), op_type)
+    if handle is None:
+        status = _capi.tsrSynchronizeStream(None)
+        if status != _capi.SUCCESS:
+            err = _capi.error_for(status, op_type)
+            _capi.tsrResetStreamError(None)
+            raise err
+    else:
+        device.keep_alive(handle, tuple(i.owner for i in present), ())
+
+
+def _call_staged(op_type, infos, n_in, present, sig, attrs, handle):
+    """Checked mode: host tensors go through guard-paged device copies (see tessera.device)."""
+    staged = []
+    copies_back = []
+    ptrs = []
+    try:
+        for info in present:
+            ptr = info.ptr
+            if not device.is_device_array(info):
+                dev, nbytes = device.stage_in(info, handle)
+                staged.append(dev)
+                copies_back.append((info, dev, nbytes))
+                ptr = dev
+            ptrs.append(ptr)
+        cached = _executors.get(sig)
+        if cached is not None:
+            executor, ws_size, last = cached
+            for idx, ptr in enumerate(ptrs):
+                _capi.check(_capi.tsrSetExecutorTensorAddress(executor, idx, ptr or None),
+                            op_type)
+                last[idx] = ptr
+        else:
+            executor, ws_size = _cache_new(sig, op_type, infos, n_in, ptrs, attrs)
+        ws = None
+        if ws_size:
+            p = ctypes.c_void_p()
+            _capi.check(_capi.tsrWorkspacePoolGet(_pool(handle), ws_size, ctypes.byref(p)),
+                        "%s workspace" % op_type)
+            ws = p.value
+        _capi.check(_capi.tsrOpExecute(ws, ws_size, executor, handle), op_type)
+    except BaseException:
+        for dev in staged:
+            _capi.tsrFree(dev)
+        raise
+    for info, dev, nbytes in copies_back:
+        device.stage_out(info, dev, nbytes, handle)
+    if handle is None:
+        status = _capi.tsrSynchronizeStream(None)
+        for dev in staged:
+            _capi.tsrFree(dev)
+        if status != _capi.SUCCESS:
+            err = _capi.error_for(status, op_type)
+            _capi.tsrResetStreamError(None)
+            raise err
+    else:
+        device.keep_alive(handle, tuple(i.owner for i in present), staged)
+
+
+def _prepare(op_type, ins, outs, ptrs, attrs):
+    """Stage 1 with a repeatable executor, cached for later calls of the same signature."""
+    handles = []
+    it = iter(ptrs)
+    try:
+        in_handles = []
+        for info in ins:
+            if info is None:
+                in_handles.append(None)
+                continue
+            info_ptr = next(it)
+            handles.append(_make_tensor(_with_ptr(info, info_ptr)))
+            in_handles.append(handles[-1])
+        out_handles = []
+        for info in outs:
+            handles.append(_make_tensor(_with_ptr(info, next(it))))
+            out_handles.append(handles[-1])
+        attr_objs = []
+        keep = []
+        for name, value in attrs.items():
+            a, k = _attr(name, value)
+            attr_objs.append(a)
+            keep.append(k)
+        in_arr = (ctypes.c_void_p * max(len(in_handles), 1))(*in_handles)
+        out_arr = (ctypes.c_void_p * max(len(out_handles), 1))(*out_handles)
+        attr_arr = (_capi.Attr * max(len(attr_objs), 1))(*attr_objs)
+        ws = ctypes.c_uint64()
+        ex = ctypes.c_void_p()
+        _capi.check(_capi.tsrOpGetWorkspaceSize(op_type.encode(), in_arr, len(in_handles),
+                                                out_arr, len(out_handles), attr_arr,
+                                                len(attr_objs), ctypes.byref(ws),
+                                                ctypes.byref(ex)), op_type)
+    finally:
+        for h in handles:
+            _capi.tsrDestroyTensor(h)
+    executor = ex.value
+    status = _capi.tsrSetExecutorRepeatable(executor)
+    if status != _capi.SUCCESS:
+        err = _capi.error_for(status, op_type)
+        _capi.tsrDestroyExecutor(executor)
+        raise err
+    sig_entry = (executor, ws.value)
+    return sig_entry
+
+
+def _with_ptr(info, ptr):
+    from ._tensor import TensorInfo
+    return TensorInfo(ptr, info.shape, info.strides, info.dtype, info.owner)
+
+
+# -- allocation of results ------------------------------------------------------------------------
+
+def _is_torch(x):
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor)
+
+
+def _empty_like_kind(template_inputs, shape, dtype):
+    if any(_is_torch(x) for x in template_inputs):
+        import torch
+        return torch.empty(tuple(shape), dtype=getattr(torch, dtype.torch))
+    if dtype.numpy is None:
+        raise InvalidType("dtype %s has no numpy equivalent; pass torch tensors or out="
+                          % dtype.name)
+    import numpy as np
+    return np.empty(tuple(shape), dtype=dtype.numpy)
+
+
+def _run(op_type, inputs, out_shape, out_dtype, out, attrs, stream):
+    """`inputs` may hold TensorInfo objects already described by the caller (one description
+    per tensor and call: reading a numpy array's interface is not free)."""
+    if out is None:
+        out = _empty_like_kind([getattr(i, "owner", i) for i in inputs], out_shape, out_dtype)
+    call(op_type, inputs, [out], attrs, stream)
+    return out
+
+
+def _broadcast(a, b):
+    sa, sb = list(a), list(b)
+    n = max(len(sa), len(sb))
+    sa = [1] * (n - len(sa)) + sa
+    sb = [1] * (n - len(sb)) + sb
+    out = []
+    for x, y in zip(sa, sb):
+        if x != y and x != 1 and y != 1:
+            raise InvalidArgument("shapes %s and %s do not broadcast" % (list(a), list(b)))
+        out.append(y if x == 1 else x)
+    return out
+
+
+def _binary(op_type):
+    def fn(x, y, out=None, stream=None):
+        ix, iy = describe(x, "x"), describe(y, "y")
+        return _run(op_type, [ix, iy], _broadcast(ix.shape, iy.shape), ix.dtype, out, None,
+                    stream)
+    fn.__name__ = op_type.lower()
+    fn.__doc__ = "%s(x, y, out=None, stream=None): elementwise with broadcasting." % op_type
+    return fn
+
+
+def _unary(op_type):
+    def fn(x, out=None, stream=None):
+        ix = describe(x, "x")
+        return _run(op_type, [ix], ix.shape, ix.dtype, out, None, stream)
+    fn.__name__ = op_type.lower()
+    fn.__doc__ = "%s(x, out=None, stream=None): elementwise." % op_type
+    return fn
+
+
+def _scalar_op(op_type):
+    def fn(x, value, out=None, stream=None):
+        ix = describe(x, "x")
+        return _run(op_type, [ix], ix.shape, ix.dtype, out, {"value": float(value)}, stream)
+    fn.__name__ = op_type.lower()
+    fn.__doc__ = "%s(x, value, out=None, stream=None): x op scalar." % op_type
+    return fn
+
+
+add = _binary("Add")
+sub = _binary("Sub")
+mul = _binary("Mul")
+div = _binary("Div")
+maximum = _binary("Maximum")
+minimum = _binary("Minimum")
+abs = _unary("Abs")  # noqa: A001 - the op's name
+exp = _unary("Exp")
+log = _unary("Log")
+sqrt = _unary("Sqrt")
+rsqrt = _unary("Rsqrt")
+relu = _unary("Relu")
+sigmoid = _unary("Sigmoid")
+adds = _scalar_op("Adds")
+muls = _scalar_op("Muls")
+
+
+def _dtype_arg(dtype):
+    if isinstance(dtype, dtypes.DataType):
+        return dtype
+    name = str(dtype)
+    for prefix in ("torch.", "numpy."):
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+    d = dtypes.BY_TORCH.get(name) or dtypes.BY_NUMPY.get(name) or dtypes.BY_NAME.get(name.upper())
+    if d is None:
+        raise InvalidType("cast: unknown dtype %r" % (dtype,))
+    return d
+
+
+def cast(x, dtype, out=None, stream=None):
+    """x converted to `dtype` (a pl.DT_*, numpy or torch dtype, or a name)."""
+    d = _dtype_arg(dtype)
+    ix = describe(x, "x")
+    return _run("Cast", [x], ix.shape, d, out, {"dst_type": d.tsr}, stream)
+
+
+def rms_norm(x, gamma, epsilon=None, out=None, stream=None):
+    """y = x * rsqrt(mean(x^2, last axis) + epsilon) * gamma."""
+    ix = describe(x, "x")
+    attrs = None if epsilon is None else {"epsilon": float(epsilon)}
+    return _run("RmsNorm", [x, gamma], ix.shape, ix.dtype, out, attrs, stream)
+
+
+def add_rms_norm(x1, x2, gamma, epsilon=None, out=None, x_out=None, stream=None):
+    """(rms_norm(x1 + x2), x1 + x2)."""
+    ix = describe(x1, "x1")
+    if out is None:
+        out = _empty_like_kind([x1, x2], ix.shape, ix.dtype)
+    if x_out is None:
+        x_out = _empty_like_kind([x1, x2], ix.shape, ix.dtype)
+    attrs = None if epsilon is None else {"epsilon": float(epsilon)}
+    call("AddRmsNorm", [x1, x2, gamma], [out, x_out], attrs, stream)
+    return out, x_out
+
+
+def layer_norm(x, gamma, beta, epsilon=None, out=None, stream=None):
+    """y = (x - mean) * rsqrt(var + epsilon) * gamma + beta over the last axis."""
+    ix = describe(x, "x")
+    attrs = None if epsilon is None else {"epsilon": float(epsilon)}
+    return _run("LayerNorm", [x, gamma, beta], ix.shape, ix.dtype, out, attrs, stream)
+
+
+def softmax(x, dim=-1, out=None, stream=None):
+    ix = describe(x, "x")
+    return _run("Softmax", [x], ix.shape, ix.dtype, out, {"dim": int(dim)}, stream)
+
+
+def swiglu(x, dim=-1, out=None, stream=None):
+    """silu(a) * b where x's last axis splits into halves a | b."""
+    ix = describe(x, "x")
+    shape = list(ix.shape)
+    if shape:
+        shape[-1] //= 2
+    return _run("SwiGlu", [x], shape, ix.dtype, out, {"dim": int(dim)}, stream)
