@@ -1,4 +1,6 @@
-// Run-time selection of the Mmad implementation.
+// Run-time selection of the Mmad implementation, and the per-thread scratch of the SIMD paths.
+#include <cstddef>
+#include <new>
 #include <span>
 #include <vector>
 
@@ -10,6 +12,19 @@ namespace {
 
 std::vector<MmadPath> DetectPaths() {
   std::vector<MmadPath> paths{MmadPath::kScalar};
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  // __builtin_cpu_supports also checks that the OS saves the zmm state (XCR0).
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+                      __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  if (avx512) {
+    paths.push_back(MmadPath::kAvx512);
+    if (__builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512vnni")) {
+      paths.push_back(MmadPath::kAvx512Bf16);
+    }
+  }
+#endif
   return paths;
 }
 
@@ -18,7 +33,42 @@ const std::vector<MmadPath>& Paths() {
   return paths;
 }
 
+// One growable 64-byte aligned buffer; the thread keeps it for its lifetime.
+class ScratchBuffer {
+ public:
+  ScratchBuffer() = default;
+  ScratchBuffer(const ScratchBuffer&) = delete;
+  ScratchBuffer& operator=(const ScratchBuffer&) = delete;
+  ~ScratchBuffer() { Release(); }
+
+  uint32_t* Get(size_t units) {
+    if (units > capacity_) {
+      Release();
+      // Round up so that a slowly growing sequence of calls does not reallocate every time.
+      const size_t grown = units < 4096 ? 4096 : units + units / 4;
+      data_ = static_cast<uint32_t*>(::operator new(grown * sizeof(uint32_t), kAlign));
+      capacity_ = grown;
+    }
+    return data_;
+  }
+
+ private:
+  static constexpr std::align_val_t kAlign{64};
+  void Release() {
+    if (data_ != nullptr) ::operator delete(data_, kAlign);
+    data_ = nullptr;
+    capacity_ = 0;
+  }
+  uint32_t* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
 }  // namespace
+
+uint32_t* MmadScratchUnits(int which, size_t units) {
+  thread_local ScratchBuffer buffers[2];
+  return buffers[which].Get(units);
+}
 
 std::span<const MmadPath> MmadPathsAvailable() {
   return Paths();
@@ -38,6 +88,14 @@ const char* MmadPathName(MmadPath path) {
 
 void RunMmadOn(MmadPath path, const MmadCall& call) {
   switch (path) {
+#if defined(__x86_64__)
+    case MmadPath::kAvx512:
+      RunMmadAvx512(call);
+      return;
+    case MmadPath::kAvx512Bf16:
+      RunMmadAvx512Bf16(call);
+      return;
+#endif
     case MmadPath::kScalar:
     default:
       RunMmadScalar(call);

@@ -22,7 +22,14 @@ constexpr size_t L0cOffset(uint32_t i, uint32_t j, uint32_t mp) {
   return size_t(j / 16) * mp * 16 + size_t(i) * 16 + j % 16;
 }
 
-// The portable implementation (mmad_reference.cc).
+// The implementations: portable (mmad_reference.cc) and AVX-512 (mmad_avx512*.cc; only call them
+// when MmadPathsAvailable() lists their path).
 void RunMmadScalar(const MmadCall& call);
+void RunMmadAvx512(const MmadCall& call);
+void RunMmadAvx512Bf16(const MmadCall& call);
+
+// Scratch memory of the calling thread, 64-byte aligned, grown on demand and never shrunk (no
+// allocation once warm): which = 0 for A, 1 for B. Valid until the thread's next call.
+uint32_t* MmadScratchUnits(int which, size_t units);
 
 }  // namespace tessera::kernel::detail
