@@ -34,8 +34,11 @@ enum class MmadPath : uint8_t {
   kAvx512Bf16,  // + AVX512_BF16 and AVX512_VNNI: bf16 via vdpbf16ps, s8 via vpdpwssd (exact)
 };
 
-// The paths this CPU can run, kScalar first; RunMmad uses the last one.
+// The paths this CPU can run, kScalar first.
 std::span<const MmadPath> MmadPathsAvailable();
+// The path RunMmad takes for `kind`: the last available one, except bf16 on CPUs whose
+// vdpbf16ps is slower than two f32 FMAs (Intel), which widen bf16 to f32 on kAvx512.
+MmadPath MmadDefaultPath(MmadKind kind);
 const char* MmadPathName(MmadPath path);
 // Runs `call` on `path` (which must be one of MmadPathsAvailable()); for tests and benchmarks.
 void RunMmadOn(MmadPath path, const MmadCall& call);

@@ -26,7 +26,11 @@ using U32Alias = uint32_t __attribute__((may_alias));
 constexpr int kMr = 8;         // rows per register block (half a Zz strip)
 constexpr int kNv = 3;         // zmm vectors (16 columns each) per register block
 constexpr int kNr = 16 * kNv;  // columns per B panel
-constexpr uint32_t kKc = 128;  // units per K block: a 128 x 48 B block (24 KB) stays in L1
+#ifndef TESSERA_MMAD_KC
+#define TESSERA_MMAD_KC 128
+#endif
+constexpr uint32_t kKc =
+    TESSERA_MMAD_KC;  // units per K block: a 128 x 48 B block (24 KB) stays in L1
 
 struct KernelArgs {
   const uint32_t* a;     // A at (first row of the block, first unit of the K block)
@@ -156,11 +160,15 @@ void Engine(const EngineArgs& e) {
       p.last_mask = static_cast<__mmask16>((1u << last_cols) - 1u);
       p.b = e.b + size_t(col0 / kNr) * e.b_panel + size_t(k0) * kNr;
       p.bias = (!p.load_c && e.bias != nullptr) ? e.bias + col0 : nullptr;
-      for (uint32_t row0 = 0; row0 < e.m; row0 += kMr) {
-        const int mr = e.m - row0 < uint32_t(kMr) ? int(e.m - row0) : kMr;
+      // Row blocks never cross a 16-row strip, so a block's A rows sit at r * C0U.
+      for (uint32_t row0 = 0; row0 < e.m;) {
+        const uint32_t strip_left = 16 - row0 % 16;
+        uint32_t mr = e.m - row0 < strip_left ? e.m - row0 : strip_left;
+        if (mr > uint32_t(kMr)) mr = kMr;
         p.a = e.a + size_t(row0 / 16) * e.a_strip + size_t(k0) * 16 + size_t(row0 % 16) * C0U;
         p.c = e.c + size_t(col0 / 16) * mp16 + size_t(row0) * 16;
         table.fn[mr - 1][nv - 1](p);
+        row0 += mr;
       }
     }
   }

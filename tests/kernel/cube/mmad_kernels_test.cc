@@ -4,6 +4,7 @@
 // in every element of C outside the valid m x n region (and around the buffer).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -285,7 +286,12 @@ TEST(MmadKernels, DefaultPathIsTheBestAvailable) {
   const auto paths = MmadPathsAvailable();
   ASSERT_FALSE(paths.empty());
   EXPECT_EQ(paths.front(), MmadPath::kScalar);
-  // RunMmad gives the same bits as the last path.
+  for (MmadKind kind : {MmadKind::kF32, MmadKind::kF16, MmadKind::kBF16, MmadKind::kS8}) {
+    const MmadPath best = MmadDefaultPath(kind);
+    EXPECT_NE(std::find(paths.begin(), paths.end(), best), paths.end());
+    if (kind != MmadKind::kBF16) EXPECT_EQ(best, paths.back());
+  }
+  // RunMmad gives the same bits as the default path.
   std::mt19937 rng(5);
   Case t = MakeCase(MmadKind::kF32, {33, 70, 90}, Init::kBias, rng);
   Case u = t;
@@ -294,7 +300,7 @@ TEST(MmadKernels, DefaultPathIsTheBestAvailable) {
                 false};
   RunMmad(call);
   call.c = u.c.data() + kGuard;
-  RunMmadOn(paths.back(), call);
+  RunMmadOn(MmadDefaultPath(MmadKind::kF32), call);
   EXPECT_EQ(t.c, u.c);
 }
 
