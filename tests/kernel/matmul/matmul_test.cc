@@ -1,0 +1,306 @@
+// The high-level Matmul API: pure-cube (AIC kernel) and MIX client/server modes, against a double
+// reference on random data, awkward sizes, transposes, bias, tails and both profiles.
+#include "tessera/kernel/matmul/matmul.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "tessera/device/arch_spec.h"
+#include "tessera/device/device.h"
+#include "tessera/device/launch.h"
+#include "tessera/device/memory.h"
+#include "tessera/tiling/matmul_tiling.h"
+
+namespace tessera::kernel {
+namespace {
+
+using tiling::TCubeTiling;
+namespace mt = tiling::matmul_tiling;
+
+struct Flags {
+  int32_t aTrans = 0, bTrans = 0, bias = 0, mode = 0;  // mode 0: IterateAll, 1: Iterate+GetTensorC
+};
+
+template <class T>
+mt::DataType DtOf() {
+  if constexpr (std::is_same_v<T, half>) return mt::DataType::DT_FLOAT16;
+  if constexpr (std::is_same_v<T, bfloat16>) return mt::DataType::DT_BFLOAT16;
+  if constexpr (std::is_same_v<T, float>) return mt::DataType::DT_FLOAT;
+  if constexpr (std::is_same_v<T, int8_t>) return mt::DataType::DT_INT8;
+  return mt::DataType::DT_INT32;
+}
+
+// The per-core part every kernel shares: this core's block of C, with its tail.
+template <class MM, class AT, class CT, class BiasT>
+void SetUpCore(MM& mm, const TCubeTiling& t, uint32_t core, uint8_t* a, uint8_t* b, uint8_t* bias,
+               const Flags& f, GlobalTensor<CT>& cGm, uint8_t* c) {
+  const int64_t mBlocks = (t.M + t.singleCoreM - 1) / t.singleCoreM;
+  const int64_t mi = core % mBlocks, ni = core / mBlocks;
+  const int64_t m0 = mi * t.singleCoreM, n0 = ni * t.singleCoreN;
+  GlobalTensor<AT> aGm, bGm;
+  aGm.SetGlobalBuffer(reinterpret_cast<AT*>(a) + (f.aTrans ? m0 : m0 * t.Ka));
+  bGm.SetGlobalBuffer(reinterpret_cast<AT*>(b) + (f.bTrans ? n0 * t.Kb : n0));
+  cGm.SetGlobalBuffer(reinterpret_cast<CT*>(c) + m0 * t.N + n0);
+  mm.SetTensorA(aGm, f.aTrans != 0);
+  mm.SetTensorB(bGm, f.bTrans != 0);
+  if (f.bias) {
+    GlobalTensor<BiasT> biasGm;
+    biasGm.SetGlobalBuffer(reinterpret_cast<BiasT*>(bias) + n0);
+    mm.SetBias(biasGm);
+  } else {
+    mm.DisableBias();
+  }
+  mm.SetTail(static_cast<int>(std::min<int64_t>(t.singleCoreM, t.M - m0)),
+             static_cast<int>(std::min<int64_t>(t.singleCoreN, t.N - n0)));
+}
+
+template <class MM, class CT>
+void Compute(MM& mm, const GlobalTensor<CT>& cGm, const Flags& f) {
+  if (f.mode == 0) {
+    mm.IterateAll(cGm);
+  } else {
+    while (mm.Iterate())
+      mm.GetTensorC(cGm);
+  }
+  mm.End();
+}
+
+// Pure cube: one AIC per core block.
+template <class AT, class CT, class BiasT>
+void CubeKernel(uint8_t* a, uint8_t* b, uint8_t* bias, uint8_t* c, uint8_t* tiling, Flags f) {
+  const TCubeTiling t = tiling::GetTilingData<TCubeTiling>(tiling);
+  using MM = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, AT, true>,
+                    MatmulType<TPosition::GM, CubeFormat::ND, AT, true>,
+                    MatmulType<TPosition::GM, CubeFormat::ND, CT>,
+                    MatmulType<TPosition::GM, CubeFormat::ND, BiasT>>;
+  MM mm;
+  TPipe pipe;
+  REGIST_MATMUL_OBJ(&pipe, nullptr, mm, &t);
+  if (GetBlockIdx() >= static_cast<uint32_t>(t.usedCoreNum)) return;
+  GlobalTensor<CT> cGm;
+  SetUpCore<MM, AT, CT, BiasT>(mm, t, GetBlockIdx(), a, b, bias, f, cGm, c);
+  Compute(mm, cGm, f);
+}
+
+// MIX: every AIV is a core (client); the AICs serve. mode 2: C through UB (VECIN), copied out.
+template <class AT, class CT, class BiasT>
+void MixKernel(uint8_t* a, uint8_t* b, uint8_t* bias, uint8_t* c, uint8_t* workspace,
+               uint8_t* tiling, Flags f) {
+  const TCubeTiling t = tiling::GetTilingData<TCubeTiling>(tiling);
+  using MM = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, AT, true>,
+                    MatmulType<TPosition::GM, CubeFormat::ND, AT, true>,
+                    MatmulType<TPosition::VECIN, CubeFormat::ND, CT>,
+                    MatmulType<TPosition::GM, CubeFormat::ND, BiasT>>;
+  MM mm;
+  TPipe pipe;
+  REGIST_MATMUL_OBJ(&pipe, workspace, mm, &t);
+  if (GetBlockIdx() >= static_cast<uint32_t>(t.usedCoreNum)) return;
+  GlobalTensor<CT> cGm;
+  SetUpCore<MM, AT, CT, BiasT>(mm, t, GetBlockIdx(), a, b, bias, f, cGm, c);
+  if (f.mode != 2) {
+    Compute(mm, cGm, f);
+    return;
+  }
+  TQue<TPosition::VECIN, 1> q;
+  pipe.InitBuffer(q, 1, static_cast<uint32_t>(t.baseM * t.baseN * sizeof(CT)));
+  const int64_t mBlocks = (t.M + t.singleCoreM - 1) / t.singleCoreM;
+  const int64_t m0 = (GetBlockIdx() % mBlocks) * t.singleCoreM;
+  const int64_t n0 = (GetBlockIdx() / mBlocks) * t.singleCoreN;
+  const int64_t sM = std::min<int64_t>(t.singleCoreM, t.M - m0);
+  const int64_t sN = std::min<int64_t>(t.singleCoreN, t.N - n0);
+  const int64_t bm = (sM + t.baseM - 1) / t.baseM;
+  int64_t it = 0;
+  while (mm.Iterate()) {
+    LocalTensor<CT> ub = q.AllocTensor<CT>();
+    mm.GetTensorC(ub, 0, true);
+    const int64_t bi = t.iterateOrder == 0 ? it % bm : it / ((sN + t.baseN - 1) / t.baseN);
+    const int64_t bj = t.iterateOrder == 0 ? it / bm : it % ((sN + t.baseN - 1) / t.baseN);
+    const int64_t rr = std::min<int64_t>(t.baseM, sM - bi * t.baseM);
+    const int64_t cc = std::min<int64_t>(t.baseN, sN - bj * t.baseN);
+    for (int64_t r = 0; r < rr; ++r)
+      for (int64_t j = 0; j < cc; ++j)
+        cGm.SetValue(static_cast<uint64_t>((bi * t.baseM + r) * t.N + bj * t.baseN + j),
+                     ub.GetValue(static_cast<uint32_t>(r * t.baseN + j)));
+    q.FreeTensor(ub);
+    ++it;
+  }
+  mm.End();
+}
+
+template <class T>
+std::vector<T> Random(size_t n, std::mt19937& rng) {
+  std::vector<T> v(n);
+  if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, int32_t>) {
+    std::uniform_int_distribution<int> d(-100, 100);
+    for (auto& x : v)
+      x = static_cast<T>(d(rng));
+  } else {
+    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+    for (auto& x : v)
+      x = T(d(rng));
+  }
+  return v;
+}
+
+template <class T>
+double D(T v) {
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+    return static_cast<double>(static_cast<float>(v));
+  } else {
+    return static_cast<double>(v);
+  }
+}
+
+struct Problem {
+  int32_t m, n, k;
+  Flags f;
+  bool mix = false;
+  int32_t fixBaseM = -1, fixBaseN = -1;
+};
+
+template <class AT, class CT, class BiasT>
+void RunCase(const Problem& p, uint64_t seed) {
+  SCOPED_TRACE("m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
+               " k=" + std::to_string(p.k) + " aT=" + std::to_string(p.f.aTrans) +
+               " bT=" + std::to_string(p.f.bTrans) + " bias=" + std::to_string(p.f.bias) +
+               " mode=" + std::to_string(p.f.mode) + (p.mix ? " MIX" : " AIC"));
+  const device::ArchSpec& arch = device::CurrentArch();
+  const uint32_t groups = std::max<uint32_t>(1, std::min<uint32_t>(arch.aic_cores, 4));
+  mt::MultiCoreMatmulTiling tiler;
+  tiler.SetDim(static_cast<int32_t>(p.mix ? groups * 2 : groups));
+  tiler.SetAType(mt::TPosition::GM, mt::CubeFormat::ND, DtOf<AT>(), p.f.aTrans != 0);
+  tiler.SetBType(mt::TPosition::GM, mt::CubeFormat::ND, DtOf<AT>(), p.f.bTrans != 0);
+  tiler.SetCType(p.f.mode == 2 ? mt::TPosition::VECIN : mt::TPosition::GM, mt::CubeFormat::ND,
+                 DtOf<CT>());
+  tiler.SetBiasType(mt::TPosition::GM, mt::CubeFormat::ND, DtOf<BiasT>());
+  tiler.SetShape(p.m, p.n, p.k);
+  tiler.EnableBias(p.f.bias != 0);
+  if (p.fixBaseM > 0) {
+    ASSERT_EQ(tiler.SetFixSplit(p.fixBaseM, p.fixBaseN), 0);
+  }
+  TCubeTiling t;
+  ASSERT_EQ(tiler.GetTiling(t), 0) << tiler.GetErrorInfo();
+
+  std::mt19937 rng(static_cast<uint32_t>(seed));
+  const auto a = Random<AT>(static_cast<size_t>(p.m) * p.k, rng);
+  const auto b = Random<AT>(static_cast<size_t>(p.k) * p.n, rng);
+  const auto bias = Random<BiasT>(static_cast<size_t>(p.n), rng);
+  std::vector<CT> c(static_cast<size_t>(p.m) * p.n, CT(0));
+  const auto A = [&](int64_t i, int64_t kk) {
+    return D(p.f.aTrans ? a[kk * p.m + i] : a[i * p.k + kk]);
+  };
+  const auto B = [&](int64_t kk, int64_t j) {
+    return D(p.f.bTrans ? b[j * p.k + kk] : b[kk * p.n + j]);
+  };
+
+  auto dev = [](const void* host, size_t bytes) {
+    void* d = device::Malloc(std::max<size_t>(bytes, 1)).value();
+    if (bytes) {
+      EXPECT_TRUE(device::Memcpy(d, bytes, host, bytes, device::MemcpyKind::kHostToDevice).ok());
+    }
+    return static_cast<uint8_t*>(d);
+  };
+  uint8_t* da = dev(a.data(), a.size() * sizeof(AT));
+  uint8_t* db = dev(b.data(), b.size() * sizeof(AT));
+  uint8_t* dbias = dev(bias.data(), bias.size() * sizeof(BiasT));
+  uint8_t* dc = dev(c.data(), c.size() * sizeof(CT));
+  const std::vector<uint8_t> tb = tiling::SerializeTiling(t);
+  uint8_t* dt = dev(tb.data(), tb.size());
+  Result<device::Stream> stream = device::Stream::Create();
+  ASSERT_TRUE(stream.ok());
+  if (p.mix) {
+    const uint32_t dim = static_cast<uint32_t>((t.usedCoreNum + 1) / 2);
+    uint8_t* ws = static_cast<uint8_t*>(device::Malloc(MatmulWorkspaceBytes(dim)).value());
+    ASSERT_TRUE(
+        device::Launch(device::LaunchConfig{dim, device::KernelType::kMix, "matmul_mix", true},
+                       &MixKernel<AT, CT, BiasT>, *stream, da, db, dbias, dc, ws, dt, p.f)
+            .ok());
+    ASSERT_TRUE(stream->Synchronize().ok()) << stream->GetError().message();
+    ASSERT_TRUE(device::Free(ws).ok());
+  } else {
+    ASSERT_TRUE(device::Launch(device::LaunchConfig{static_cast<uint32_t>(t.usedCoreNum),
+                                                    device::KernelType::kAic, "matmul_cube", true},
+                               &CubeKernel<AT, CT, BiasT>, *stream, da, db, dbias, dc, dt, p.f)
+                    .ok());
+    const Status st = stream->Synchronize();
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  ASSERT_TRUE(device::Memcpy(c.data(), c.size() * sizeof(CT), dc, c.size() * sizeof(CT),
+                             device::MemcpyKind::kDeviceToHost)
+                  .ok());
+  for (uint8_t* ptr : {da, db, dbias, dc, dt})
+    ASSERT_TRUE(device::Free(ptr).ok());
+
+  double rtol = p.k < 2048 ? 1.0 / 256 : 1.0 / 128;
+  if (std::is_same_v<CT, half>) rtol += 1.0 / 256;
+  if (std::is_same_v<CT, bfloat16>) rtol += 1.0 / 128;
+  int64_t bad = 0;
+  for (int64_t i = 0; i < p.m; ++i) {
+    for (int64_t j = 0; j < p.n; ++j) {
+      double ref = p.f.bias ? D(bias[j]) : 0.0;
+      for (int64_t kk = 0; kk < p.k; ++kk)
+        ref += A(i, kk) * B(kk, j);
+      const double out = D(c[i * p.n + j]);
+      const bool ok = std::is_same_v<CT, int32_t>
+                          ? out == ref
+                          : std::fabs(out - ref) <= rtol * std::max(1.0, std::fabs(ref));
+      if (!ok && bad++ < 5) {
+        ADD_FAILURE() << "C(" << i << ", " << j << ") = " << out << ", expected " << ref;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+class MatmulApi : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { ASSERT_TRUE(device::SetProfile(GetParam()).ok()); }
+  void TearDown() override { (void)device::SetProfile("native"); }
+};
+
+TEST_P(MatmulApi, CubeOnlyHalfToFloat) {
+  const int32_t sizes[][3] = {{1, 1, 1}, {17, 15, 31}, {16, 16, 16}, {255, 130, 70}};
+  uint64_t seed = 1;
+  for (const auto& s : sizes)
+    for (int tr = 0; tr < 4; ++tr)
+      RunCase<half, float, float>({s[0], s[1], s[2], {tr & 1, tr >> 1, tr & 1, tr & 1}}, seed++);
+}
+
+TEST_P(MatmulApi, CubeOnlyEveryDtype) {
+  uint64_t seed = 100;
+  for (int tr = 0; tr < 4; ++tr) {
+    const Flags f{tr & 1, tr >> 1, (tr + 1) & 1, tr >> 1};
+    RunCase<bfloat16, bfloat16, float>({33, 47, 129, f}, seed++);
+    RunCase<half, half, half>({40, 17, 65, f}, seed++);
+    RunCase<float, float, float>({31, 45, 77, f}, seed++);
+    RunCase<int8_t, int32_t, int32_t>({35, 70, 100, f}, seed++);
+  }
+}
+
+TEST_P(MatmulApi, CubeOnlySmallBaseBlocksManyIterations) {
+  // Fixed 16 x 16 base blocks: many Iterate steps and K chunks, tails in M, N and K.
+  RunCase<half, float, float>({100, 70, 300, {0, 0, 1, 1}, false, 16, 16}, 7);
+  RunCase<float, float, float>({50, 33, 1000, {1, 1, 0, 1}, false, 16, 32}, 8);
+}
+
+TEST_P(MatmulApi, MixClientsThroughTheServer) {
+  uint64_t seed = 200;
+  for (int mode = 0; mode < 3; ++mode) {
+    RunCase<half, float, float>({255, 100, 64, {0, 0, 1, mode}, true}, seed++);
+    RunCase<bfloat16, float, float>({64, 255, 33, {1, 1, mode & 1, mode}, true}, seed++);
+  }
+  RunCase<float, float, float>({17, 1000, 15, {0, 1, 1, 2}, true, 16, 32}, seed++);
+  RunCase<int8_t, int32_t, int32_t>({129, 31, 64, {1, 0, 1, 1}, true}, seed++);
+  RunCase<half, float, float>({1, 17, 4097, {0, 0, 0, 1}, true}, seed++);
+}
+
+INSTANTIATE_TEST_SUITE_P(Profiles, MatmulApi, ::testing::Values("native", "ascend910b"));
+
+}  // namespace
+}  // namespace tessera::kernel
