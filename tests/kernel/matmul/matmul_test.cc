@@ -162,6 +162,7 @@ struct Problem {
   Flags f;
   bool mix = false;
   int32_t fixBaseM = -1, fixBaseN = -1;
+  int32_t dim = 0;  // cores for the tiling (0: up to 4 groups)
 };
 
 template <class AT, class CT, class BiasT>
@@ -173,7 +174,7 @@ void RunCase(const Problem& p, uint64_t seed) {
   const device::ArchSpec& arch = device::CurrentArch();
   const uint32_t groups = std::max<uint32_t>(1, std::min<uint32_t>(arch.aic_cores, 4));
   mt::MultiCoreMatmulTiling tiler;
-  tiler.SetDim(static_cast<int32_t>(p.mix ? groups * 2 : groups));
+  tiler.SetDim(p.dim > 0 ? p.dim : static_cast<int32_t>(p.mix ? groups * 2 : groups));
   tiler.SetAType(mt::TPosition::GM, mt::CubeFormat::ND, DtOf<AT>(), p.f.aTrans != 0);
   tiler.SetBType(mt::TPosition::GM, mt::CubeFormat::ND, DtOf<AT>(), p.f.bTrans != 0);
   tiler.SetCType(p.f.mode == 2 ? mt::TPosition::VECIN : mt::TPosition::GM, mt::CubeFormat::ND,
@@ -298,6 +299,121 @@ TEST_P(MatmulApi, MixClientsThroughTheServer) {
   RunCase<float, float, float>({17, 1000, 15, {0, 1, 1, 2}, true, 16, 32}, seed++);
   RunCase<int8_t, int32_t, int32_t>({129, 31, 64, {1, 0, 1, 1}, true}, seed++);
   RunCase<half, float, float>({1, 17, 4097, {0, 0, 0, 1}, true}, seed++);
+}
+
+TEST_P(MatmulApi, MixManyGroupsBeyondWorkerThreadsAndIdleClients) {
+  // 47 AIV clients in 24 groups (one AIV idle) and 61 in 31 groups: more groups than the
+  // ascend910b profile has cube cores and far more fibers than worker threads; each client does
+  // many Iterate/GetTensorC round trips.
+  RunCase<half, float, float>({752, 16 * 47, 40, {0, 0, 1, 1}, true, 16, 16, 47}, 300);
+  RunCase<bfloat16, bfloat16, float>({61 * 20, 33, 17, {1, 0, 1, 2}, true, 16, 32, 61}, 301);
+  // One client with all the work (usedCoreNum 1): its sibling waits at the end, draining.
+  RunCase<float, float, float>({300, 300, 20, {0, 1, 0, 1}, true, 16, 16, 1}, 302);
+}
+
+// --- errors: a bad tiling or misuse fails the launch with a message naming the problem ---
+
+template <class Kernel, class... Args>
+std::string LaunchError(device::KernelType type, uint32_t dim, Kernel kernel, Args... args) {
+  Result<device::Stream> stream = device::Stream::Create();
+  EXPECT_TRUE(stream.ok());
+  Status st = device::Launch(device::LaunchConfig{dim, type, "matmul_error", true}, kernel, *stream,
+                             args...);
+  if (st.ok()) st = stream->Synchronize();
+  return std::string(st.message());
+}
+
+void BadTilingKernel(uint8_t* tiling) {
+  const TCubeTiling t = tiling::GetTilingData<TCubeTiling>(tiling);
+  Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>,
+         MatmulType<TPosition::GM, CubeFormat::ND, half>,
+         MatmulType<TPosition::GM, CubeFormat::ND, float>>
+      mm;
+  TPipe pipe;
+  REGIST_MATMUL_OBJ(&pipe, nullptr, mm, &t);
+}
+
+void NoTensorKernel(uint8_t* tiling, uint8_t* c) {
+  const TCubeTiling t = tiling::GetTilingData<TCubeTiling>(tiling);
+  Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>,
+         MatmulType<TPosition::GM, CubeFormat::ND, half>,
+         MatmulType<TPosition::GM, CubeFormat::ND, float>>
+      mm;
+  TPipe pipe;
+  REGIST_MATMUL_OBJ(&pipe, nullptr, mm, &t);
+  GlobalTensor<float> cGm;
+  cGm.SetGlobalBuffer(reinterpret_cast<float*>(c));
+  mm.IterateAll(cGm);
+}
+
+void UbOnCubeKernel(uint8_t* tiling, uint8_t* a) {
+  const TCubeTiling t = tiling::GetTilingData<TCubeTiling>(tiling);
+  Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>,
+         MatmulType<TPosition::GM, CubeFormat::ND, half>,
+         MatmulType<TPosition::VECIN, CubeFormat::ND, float>>
+      mm;
+  TPipe pipe;
+  REGIST_MATMUL_OBJ(&pipe, nullptr, mm, &t);
+  GlobalTensor<half> aGm;
+  aGm.SetGlobalBuffer(reinterpret_cast<half*>(a));
+  mm.SetTensorA(aGm);
+  mm.SetTensorB(aGm);
+  mm.DisableBias();
+  LocalTensor<float> ub;
+  while (mm.Iterate())
+    mm.GetTensorC(ub);
+}
+
+void MixNoWorkspaceKernel(uint8_t* tiling) {
+  const TCubeTiling t = tiling::GetTilingData<TCubeTiling>(tiling);
+  Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>,
+         MatmulType<TPosition::GM, CubeFormat::ND, half>,
+         MatmulType<TPosition::GM, CubeFormat::ND, float>>
+      mm;
+  TPipe pipe;
+  REGIST_MATMUL_OBJ(&pipe, nullptr, mm, &t);
+}
+
+TEST_P(MatmulApi, ErrorsAreClear) {
+  mt::MatmulApiTiling tiler;
+  tiler.SetAType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT16);
+  tiler.SetBType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT16);
+  tiler.SetCType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT);
+  tiler.SetShape(64, 64, 64);
+  TCubeTiling good;
+  ASSERT_EQ(tiler.GetTiling(good), 0);
+  const auto dev_tiling = [](const TCubeTiling& t) {
+    void* d = device::Malloc(sizeof(t)).value();
+    EXPECT_TRUE(
+        device::Memcpy(d, sizeof(t), &t, sizeof(t), device::MemcpyKind::kHostToDevice).ok());
+    return static_cast<uint8_t*>(d);
+  };
+  TCubeTiling bad = good;
+  bad.baseM = 24;
+  uint8_t* dbad = dev_tiling(bad);
+  std::string msg = LaunchError(device::KernelType::kAic, 1, &BadTilingKernel, dbad);
+  EXPECT_NE(msg.find("Matmul::Init"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("baseM 24 and baseN 64 must be positive multiples of 16"), std::string::npos)
+      << msg;
+  bad = good;
+  bad.baseK = 4096;
+  ASSERT_TRUE(
+      device::Memcpy(dbad, sizeof(bad), &bad, sizeof(bad), device::MemcpyKind::kHostToDevice).ok());
+  msg = LaunchError(device::KernelType::kAic, 1, &BadTilingKernel, dbad);
+  EXPECT_NE(msg.find("exceeds L0A"), std::string::npos) << msg;
+
+  uint8_t* dgood = dev_tiling(good);
+  void* buf = device::Malloc(64 * 64 * 4).value();
+  msg =
+      LaunchError(device::KernelType::kAic, 1, &NoTensorKernel, dgood, static_cast<uint8_t*>(buf));
+  EXPECT_NE(msg.find("call SetTensorA and SetTensorB first"), std::string::npos) << msg;
+  msg =
+      LaunchError(device::KernelType::kAic, 1, &UbOnCubeKernel, dgood, static_cast<uint8_t*>(buf));
+  EXPECT_NE(msg.find("the AIC has no UB"), std::string::npos) << msg;
+  msg = LaunchError(device::KernelType::kMix, 1, &MixNoWorkspaceKernel, dgood);
+  EXPECT_NE(msg.find("the workspace is null"), std::string::npos) << msg;
+  for (void* p : {static_cast<void*>(dbad), static_cast<void*>(dgood), buf})
+    ASSERT_TRUE(device::Free(p).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Profiles, MatmulApi, ::testing::Values("native", "ascend910b"));

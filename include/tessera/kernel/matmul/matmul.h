@@ -118,14 +118,17 @@ struct MatmulRequest {
 };
 static_assert(sizeof(MatmulRequest) + 64 <= kMatmulMailboxBytes);
 
-// Workspace of one group: a header the AIC owns, then per AIV a mailbox and a C buffer.
+// Workspace of one group: a header, then per AIV a mailbox and a C buffer.
 struct MatmulGroupHeader {
   uint64_t replies;     // reply-flag sets so far (the clients drain up to it)
   uint64_t terminated;  // 1 once both clients quit
+  uint64_t rings;       // request-flag rings by the clients (two sets each)
+  uint64_t throttled;   // 1 while the server waits for a client to drain reply counts
 };
 struct MatmulMailbox {
   uint64_t posted;  // requests posted by the AIV (the server serves posted > served)
   uint64_t served;  // requests finished by the AIC
+  uint64_t waits;   // reply-flag counts this AIV has consumed
   MatmulRequest request;
 };
 
@@ -144,11 +147,16 @@ inline std::byte* MatmulCBuffer(void* workspace, uint32_t group, uint32_t sub) {
          kMatmulMailboxBytes;
 }
 
+// The handshake words are shared by fibers on different threads; seq_cst keeps the
+// throttled/waits pair free of lost wake-ups (each side writes one, then reads the other).
 inline uint64_t Load(const uint64_t& v) {
-  return std::atomic_ref<const uint64_t>(v).load(std::memory_order_acquire);
+  return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(v)).load(std::memory_order_seq_cst);
 }
 inline void Store(uint64_t& v, uint64_t x) {
-  std::atomic_ref<uint64_t>(v).store(x, std::memory_order_release);
+  std::atomic_ref<uint64_t>(v).store(x, std::memory_order_seq_cst);
+}
+inline void FetchAdd(uint64_t& v, uint64_t x) {
+  std::atomic_ref<uint64_t>(v).fetch_add(x, std::memory_order_seq_cst);
 }
 
 inline int64_t CeilDiv(int64_t a, int64_t b) {
@@ -166,23 +174,38 @@ struct MatmulClientLink {
   uint64_t waits = 0;  // reply-flag waits done by this AIV
 };
 
-// Waits for the server to finish this AIV's last request, draining reply counts meant for the
-// sibling as it goes (every reply set reaches both AIVs of the group).
+// Wakes the server. On 2201 the AIC's count of a mode-2 flag rises once per two AIV sets (its
+// wait pairs both AIVs), so a client rings with two sets and wakes the server on its own.
+inline void MatmulRing(MatmulClientLink& link) {
+  FetchAdd(MatmulHeader(link.workspace, link.group)->rings, 1);
+  device::CrossCoreSetFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReqFlag);
+  device::CrossCoreSetFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReqFlag);
+}
+
+// Every reply set of the server reaches both AIVs of the group (mode 2), so each client consumes
+// the counts meant for its sibling too. A client publishes what it consumed; a server that would
+// push a client past the hardware's 15 pending counts waits (throttled) until that client drains
+// and rings.
+inline void MatmulConsumeReply(MatmulClientLink& link) {
+  device::CrossCoreWaitFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReplyFlag);
+  ++link.waits;
+  Store(MatmulMailboxOf(link.workspace, link.group, link.sub)->waits, link.waits);
+  // One ring per throttle episode (whoever takes the token), so the server's own counter never
+  // piles up either.
+  uint64_t& throttled = MatmulHeader(link.workspace, link.group)->throttled;
+  if (std::atomic_ref<uint64_t>(throttled).exchange(0, std::memory_order_seq_cst) != 0)
+    MatmulRing(link);
+}
+// Waits for the server to finish this AIV's request number `seq`.
 inline void MatmulAwaitReply(MatmulClientLink& link, uint64_t seq) {
   MatmulMailbox* box = MatmulMailboxOf(link.workspace, link.group, link.sub);
-  while (Load(box->served) < seq) {
-    device::CrossCoreWaitFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReplyFlag);
-    ++link.waits;
-  }
+  while (Load(box->served) < seq)
+    MatmulConsumeReply(link);
 }
-// Consumes reply counts already announced by the server, so they never pile up past the
-// hardware's 15 on this AIV while it runs other code.
+// Consumes the reply counts the server has announced so far.
 inline void MatmulDrain(MatmulClientLink& link) {
-  const uint64_t replies = Load(MatmulHeader(link.workspace, link.group)->replies);
-  while (link.waits < replies) {
-    device::CrossCoreWaitFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReplyFlag);
-    ++link.waits;
-  }
+  while (link.waits < Load(MatmulHeader(link.workspace, link.group)->replies))
+    MatmulConsumeReply(link);
 }
 inline void MatmulPost(MatmulClientLink& link, const MatmulRequest& req) {
   MatmulDrain(link);
@@ -190,10 +213,7 @@ inline void MatmulPost(MatmulClientLink& link, const MatmulRequest& req) {
   std::memcpy(&box->request, &req, sizeof(req));
   const uint64_t seq = Load(box->posted) + 1;
   Store(box->posted, seq);
-  // The AIC gets one count per two AIV sets (its wait pairs both AIVs on the NPU); a request rings
-  // twice so a single client wakes the server on its own.
-  device::CrossCoreSetFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReqFlag);
-  device::CrossCoreSetFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReqFlag);
+  MatmulRing(link);
   MatmulAwaitReply(link, seq);
 }
 
@@ -203,18 +223,36 @@ inline void MatmulServe(void* workspace) {
   MatmulGroupHeader* header = MatmulHeader(workspace, group);
   uint64_t served[2] = {0, 0};
   bool quit[2] = {false, false};
-  uint64_t rings = 0, waits = 0;
+  uint64_t waits = 0;
+  const auto wait = [&] {
+    device::CrossCoreWaitFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReqFlag);
+    ++waits;
+  };
   const auto reply = [&] {
-    Store(header->replies, Load(header->replies) + 1);
+    const uint64_t next = Load(header->replies) + 1;
+    while (true) {
+      Store(header->throttled, 1);
+      bool fits = true;
+      for (uint32_t s = 0; s < 2; ++s)
+        fits = fits && next - Load(MatmulMailboxOf(workspace, group, s)->waits) <=
+                           device::kMaxCrossCoreFlagCount;
+      if (fits) break;
+      wait();
+    }
+    Store(header->throttled, 0);
+    Store(header->replies, next);
     device::CrossCoreSetFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReplyFlag);
   };
   while (!(quit[0] && quit[1])) {
+    // Consume the wake-ups of every ring announced so far (requests found while busy included),
+    // so the server's own flag never holds more than a few counts.
+    while (waits < Load(header->rings))
+      wait();
     bool any = false;
     for (uint32_t s = 0; s < 2; ++s) {
       MatmulMailbox* box = MatmulMailboxOf(workspace, group, s);
       if (Load(box->posted) <= served[s]) continue;
       any = true;
-      ++rings;
       const MatmulRequest& req = box->request;
       if (req.kind == MatmulRequest::Kind::kQuit) {
         quit[s] = true;
@@ -224,18 +262,13 @@ inline void MatmulServe(void* workspace) {
       Store(box->served, ++served[s]);
       if (!(quit[0] && quit[1])) reply();
     }
-    if (!any) {
-      device::CrossCoreWaitFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReqFlag);
-      ++waits;
-    }
+    if (!any) wait();
   }
   Store(header->terminated, 1);
   reply();
-  // Consume the server's own remaining wake-ups (one per request) so no count is left behind.
-  while (waits < rings) {
-    device::CrossCoreWaitFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReqFlag);
-    ++waits;
-  }
+  // Consume the remaining wake-ups (one per ring) so no count is left behind.
+  while (waits < Load(header->rings))
+    wait();
 }
 
 // ---- the cube engine: one job on this AIC -----------------------------------------------------
@@ -509,9 +542,10 @@ class Matmul {
                         (std::is_same_v<BiasT, half> || std::is_same_v<BiasT, bfloat16>))),
                 "Matmul: the bias must be int32_t for int8 inputs, float for float inputs, and "
                 "float, half or bfloat16_t for half/bfloat16_t inputs");
-  static_assert(A_TYPE::pos == TPosition::GM && B_TYPE::pos == TPosition::GM &&
-                    BIAS_TYPE::pos == TPosition::GM,
-                "Matmul: tessera reads A, B and the bias from GM");
+  // The bias is always a GM tensor (SetBias); BIAS_TYPE defaults to C_TYPE, so its position is
+  // not checked.
+  static_assert(A_TYPE::pos == TPosition::GM && B_TYPE::pos == TPosition::GM,
+                "Matmul: tessera reads A and B from GM");
   static_assert(C_TYPE::pos == TPosition::GM || C_TYPE::pos == TPosition::VECIN ||
                     C_TYPE::pos == TPosition::VECCALC,
                 "Matmul: C is written to GM or to a VECIN (UB) tensor");
@@ -789,12 +823,15 @@ class MatmulRegistration {
       // Reset the group's mailboxes, then release the clients (one reply count each).
       const uint32_t group = ctx->block_idx;
       MatmulGroupHeader* h = MatmulHeader(workspace, group);
-      Store(h->replies, 1);
       Store(h->terminated, 0);
+      Store(h->rings, 0);
+      Store(h->throttled, 0);
       for (uint32_t s = 0; s < 2; ++s) {
         Store(MatmulMailboxOf(workspace, group, s)->posted, 0);
         Store(MatmulMailboxOf(workspace, group, s)->served, 0);
+        Store(MatmulMailboxOf(workspace, group, s)->waits, 0);
       }
+      Store(h->replies, 1);
       device::CrossCoreSetFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReplyFlag);
       server_ = true;
       workspace_ = workspace;
@@ -803,11 +840,12 @@ class MatmulRegistration {
     link_.workspace = workspace;
     link_.group = ctx->block_idx / ctx->sub_block_num;
     link_.sub = ctx->sub_block_idx;
-    device::CrossCoreWaitFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReplyFlag);
-    link_.waits = 1;
     client_ = true;
+    MatmulConsumeReply(link_);  // the server's "ready" count
   }
-  ~MatmulRegistration() {
+  // May throw (the block's abort when the launch failed while it waited): it runs only on a normal
+  // return from the kernel, never during unwinding.
+  ~MatmulRegistration() noexcept(false) {
     if (!client_ || std::uncaught_exceptions() > 0) return;
     MatmulRequest quit;
     quit.kind = MatmulRequest::Kind::kQuit;
@@ -815,13 +853,10 @@ class MatmulRegistration {
     MatmulDrain(link_);
     std::memcpy(&box->request, &quit, sizeof(quit));
     Store(box->posted, Load(box->posted) + 1);
-    device::CrossCoreSetFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReqFlag);
-    device::CrossCoreSetFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReqFlag);
+    MatmulRing(link_);
     MatmulGroupHeader* h = MatmulHeader(link_.workspace, link_.group);
-    while (Load(h->terminated) == 0) {
-      device::CrossCoreWaitFlag(device::CrossCoreMode::kGroupCubeVector, kMatmulReplyFlag);
-      ++link_.waits;
-    }
+    while (Load(h->terminated) == 0)
+      MatmulConsumeReply(link_);
     MatmulDrain(link_);
   }
   MatmulRegistration(const MatmulRegistration&) = delete;
