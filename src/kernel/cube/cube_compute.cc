@@ -356,28 +356,38 @@ void RunFixpipe(const CubeOperand& dst, const CubeOperand& src, const CubeOperan
   const auto* l0c = static_cast<const std::byte*>(src.data);
   auto* out = static_cast<std::byte*>(dst.data);
   const uint64_t blocks = Ceil(n, 16);
-  // One row of L0C values gathered from its 16-wide column blocks, then converted in one pass.
-  // Thread-local: a fiber never yields inside Fixpipe, and 32 KB is too much for a fiber's stack.
-  alignas(64) static thread_local uint32_t row[4096 + 16];
+  // Rows are gathered 16 at a time (one L0C fractal row): each column block then gives 1 KB of
+  // contiguous L0C, instead of 64 bytes per row at a power-of-two stride that makes the reads
+  // collide in the same cache sets. Thread-local: a fiber never yields inside Fixpipe, and 272 KB
+  // is too much for a fiber's stack.
+  constexpr uint32_t kStrip = 16;
+  alignas(64) static thread_local uint32_t rows[kStrip][4096 + 16];
   alignas(64) static thread_local std::byte converted[4096 * 4];
+  const uint64_t block_bytes = uint64_t{p.dstStride} * 32;
   for (uint32_t i = 0; i < p.ndNum; ++i) {
     const std::byte* s_mat = l0c + i * nd_src_step * 4;
     std::byte* d_mat = out + uint64_t{i} * p.dstNdStride * out_elem;
-    for (uint64_t j = 0; j < m; ++j) {
-      for (uint64_t b = 0; b < blocks; ++b)
-        std::memcpy(row + b * 16, s_mat + (b * p.srcStride * 16 + j * 16) * 4, 64);
-      if (format == CO2Layout::ROW_MAJOR) {
-        ConvertRow(conv, row, d_mat + j * p.dstStride * out_elem, static_cast<uint32_t>(n),
-                   p.reluEn, out_signed, p.deqScalar, words, src.type);
-        continue;
+    for (uint64_t j0 = 0; j0 < m; j0 += kStrip) {
+      const uint64_t strip = std::min<uint64_t>(kStrip, m - j0);
+      for (uint64_t b = 0; b < blocks; ++b) {
+        const std::byte* block = s_mat + (b * p.srcStride * 16 + j0 * 16) * 4;
+        for (uint64_t jj = 0; jj < strip; ++jj)
+          std::memcpy(rows[jj] + b * 16, block + jj * 64, 64);
       }
-      ConvertRow(conv, row, converted, static_cast<uint32_t>(n), p.reluEn, out_signed, p.deqScalar,
-                 words, src.type);
-      const uint64_t block_bytes = uint64_t{p.dstStride} * 32;
-      for (uint64_t c = 0; c < n; c += c0_out) {
-        const uint64_t len = std::min<uint64_t>(c0_out, n - c);
-        std::memcpy(d_mat + (c / c0_out) * block_bytes + j * c0_out * out_elem,
-                    converted + c * out_elem, len * out_elem);
+      for (uint64_t jj = 0; jj < strip; ++jj) {
+        const uint64_t j = j0 + jj;
+        if (format == CO2Layout::ROW_MAJOR) {
+          ConvertRow(conv, rows[jj], d_mat + j * p.dstStride * out_elem, static_cast<uint32_t>(n),
+                     p.reluEn, out_signed, p.deqScalar, words, src.type);
+          continue;
+        }
+        ConvertRow(conv, rows[jj], converted, static_cast<uint32_t>(n), p.reluEn, out_signed,
+                   p.deqScalar, words, src.type);
+        for (uint64_t c = 0; c < n; c += c0_out) {
+          const uint64_t len = std::min<uint64_t>(c0_out, n - c);
+          std::memcpy(d_mat + (c / c0_out) * block_bytes + j * c0_out * out_elem,
+                      converted + c * out_elem, len * out_elem);
+        }
       }
     }
   }

@@ -1,6 +1,7 @@
 // The cube's data moves: DataCopy GM -> L1 (ND -> Nz), L1 -> bias table, LoadData 2D and
 // LoadDataWithTranspose L1 -> L0A/L0B. These are the packing steps of a GEMM, so the inner loops
 // move whole 32-byte rows and transpose fractals with SIMD shuffles (SSE2 is part of x86-64).
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -201,19 +202,28 @@ void CopyNd2Nz(const CubeOperand& dst, const CubeOperand& src, const Nd2NzParams
   const uint32_t tail_bytes = (p.dValue % c0) * elem;
   const size_t block_pitch = size_t{p.dstNzC0Stride} * 32;
   const size_t row_pitch = size_t{p.dstNzNStride} * 32;
+  // Rows go in strips of 16 (one fractal high): the strip's source rows stay in the CPU's L1 while
+  // each 32-byte column block of the strip is written contiguously. Row-at-a-time order would
+  // write 32 bytes per column block at a stride of Hp*32 bytes, a power of two that makes the
+  // writes of one row collide in the same cache sets.
   for (uint32_t i = 0; i < p.ndNum; ++i) {
     const auto* s_mat =
         static_cast<const std::byte*>(src.data) + uint64_t{i} * p.srcNdMatrixStride * elem;
     auto* d_mat = static_cast<std::byte*>(dst.data) + uint64_t{i} * p.dstNzMatrixStride * elem;
-    for (uint32_t r = 0; r < p.nValue; ++r) {
-      const std::byte* s = s_mat + uint64_t{r} * p.srcDValue * elem;
-      std::byte* d = d_mat + r * row_pitch;
-      for (uint32_t b = 0; b < full; ++b)
-        Copy32(d + b * block_pitch, s + b * 32);
+    for (uint32_t r0 = 0; r0 < p.nValue; r0 += 16) {
+      const uint32_t r1 = std::min<uint32_t>(p.nValue, r0 + 16);
+      for (uint32_t b = 0; b < full; ++b) {
+        std::byte* d = d_mat + b * block_pitch;
+        const std::byte* s = s_mat + b * 32;
+        for (uint32_t r = r0; r < r1; ++r)
+          Copy32(d + r * row_pitch, s + uint64_t{r} * p.srcDValue * elem);
+      }
       if (tail_bytes != 0) {
-        std::byte* t = d + full * block_pitch;
-        std::memcpy(t, s + full * 32, tail_bytes);
-        std::memset(t + tail_bytes, 0, 32 - tail_bytes);  // padding columns are zeros
+        for (uint32_t r = r0; r < r1; ++r) {
+          std::byte* t = d_mat + full * block_pitch + r * row_pitch;
+          std::memcpy(t, s_mat + uint64_t{r} * p.srcDValue * elem + full * 32, tail_bytes);
+          std::memset(t + tail_bytes, 0, 32 - tail_bytes);  // padding columns are zeros
+        }
       }
     }
   }
