@@ -313,6 +313,63 @@ TEST(CubeMatmulTest, Int8DequantToHalf) {
   RunMatmul<int8_t, int32_t, half>(cs);
 }
 
+// The legacy MmadParams form (isBias = accumulate), zero sizes as no-ops, and Fixpipe into L1
+// (Nz, half) on a 16 x 16 x 16 half tile written straight into L0A/L0B.
+void LegacyAndL1Kernel(half* a_zz, half* b_zn, half* out_nz, float* out_nd) {
+  LocalMemAllocator<Hardware::L1> l1;
+  LocalMemAllocator<Hardware::L0A> l0a;
+  LocalMemAllocator<Hardware::L0B> l0b;
+  LocalMemAllocator<Hardware::L0C> l0c;
+  LocalTensor<half> a2 = l0a.Alloc<TPosition::A2, half>(256);
+  LocalTensor<half> b2 = l0b.Alloc<TPosition::B2, half>(256);
+  LocalTensor<float> c1 = l0c.Alloc<TPosition::CO1, float>(256);
+  LocalTensor<half> c1l1 = l1.Alloc<TPosition::C1, half>(256);
+  std::memcpy(a2.GetPhyAddr(), a_zz, 512);
+  std::memcpy(b2.GetPhyAddr(), b_zn, 512);
+  Mmad(c1, a2, b2, MmadParams{16, 16, 16, false, 0, false, false, false});  // C = AB
+  Mmad(c1, a2, b2, MmadParams{16, 16, 16, true, 0, false, false, false});   // C += AB
+  Mmad(c1, a2, b2, MmadParams{16, 16, 0, 0, false, true});                  // k 0: no-op
+  Mmad(c1, a2, b2, MmadParams{0, 16, 16, 0, false, true});                  // m 0: no-op
+  Fixpipe<half, float, CFG_NZ>(c1l1, c1,
+                               FixpipeParamsV220{16, 16, 16, 16, false, F322F16, 0, 1, 0, 0, 0});
+  std::memcpy(out_nz, c1l1.GetPhyAddr(), 512);
+  GlobalTensor<float> g;
+  g.SetGlobalBuffer(out_nd, 256);
+  Fixpipe(g, c1, FixpipeParamsV220{16, 16, 16, 16, false});
+}
+
+TEST(CubeMatmulTest, LegacyParamsNoOpsAndFixpipeToL1) {
+  for (bool checked : {false, true}) {
+    testing::CheckedScope scope(checked);
+    std::vector<half> a = testing::Random<half>(256, 1), b = testing::Random<half>(256, 2);
+    // Logical A (i, k) = a[i*16+k], B (k, j) = b[k*16+j]; one fractal each, so Zz is row-major A
+    // and Zn holds B column by column.
+    std::vector<half> a_zz(256), b_zn(256);
+    for (size_t i = 0; i < 16; ++i) {
+      for (size_t kk = 0; kk < 16; ++kk) {
+        a_zz[testing::ZzOffset(i, kk, 1, 16)] = a[i * 16 + kk];
+        b_zn[testing::ZnOffset(kk, i, 1, 16)] = b[kk * 16 + i];
+      }
+    }
+    DeviceBuffer<half> da(a_zz), db(b_zn), dnz(256);
+    DeviceBuffer<float> dnd(256);
+    Status st = RunCube("legacy", KernelType::kAic, 1, LegacyAndL1Kernel, da.get(), db.get(),
+                        dnz.get(), dnd.get());
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    const std::vector<half> nz = dnz.ToHost();
+    const std::vector<float> nd = dnd.ToHost();
+    for (size_t i = 0; i < 16; ++i) {
+      for (size_t j = 0; j < 16; ++j) {
+        double ref = 0;
+        for (size_t kk = 0; kk < 16; ++kk)
+          ref += 2.0 * static_cast<float>(a[i * 16 + kk]) * static_cast<float>(b[kk * 16 + j]);
+        EXPECT_NEAR(nd[i * 16 + j], ref, testing::Tolerance(ref, 16, 0));
+        EXPECT_EQ(nz[i * 16 + j].bits, half(nd[i * 16 + j]).bits);  // Nz of one fractal: row-major
+      }
+    }
+  }
+}
+
 // ---- Fixpipe alone on exact L0C values ----
 
 struct FixpipeCase {
