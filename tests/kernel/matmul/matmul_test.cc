@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -162,7 +163,9 @@ struct Problem {
   Flags f;
   bool mix = false;
   int32_t fixBaseM = -1, fixBaseN = -1;
-  int32_t dim = 0;  // cores for the tiling (0: up to 4 groups)
+  int32_t dim = 0;               // cores for the tiling (0: up to 4 groups)
+  int32_t order = 0;             // iterateOrder
+  int32_t padKa = 0, padKb = 0;  // A/B wider than K (SetOrgShape with Ka, Kb > K)
 };
 
 template <class AT, class CT, class BiasT>
@@ -181,6 +184,9 @@ void RunCase(const Problem& p, uint64_t seed) {
                  DtOf<CT>());
   tiler.SetBiasType(mt::TPosition::GM, mt::CubeFormat::ND, DtOf<BiasT>());
   tiler.SetShape(p.m, p.n, p.k);
+  const int32_t Ka = p.k + p.padKa, Kb = p.k + p.padKb;
+  tiler.SetOrgShape(p.m, p.n, Ka, Kb);
+  ASSERT_EQ(tiler.SetTraverse(p.order), 0);
   tiler.EnableBias(p.f.bias != 0);
   if (p.fixBaseM > 0) {
     ASSERT_EQ(tiler.SetFixSplit(p.fixBaseM, p.fixBaseN), 0);
@@ -189,15 +195,15 @@ void RunCase(const Problem& p, uint64_t seed) {
   ASSERT_EQ(tiler.GetTiling(t), 0) << tiler.GetErrorInfo();
 
   std::mt19937 rng(static_cast<uint32_t>(seed));
-  const auto a = Random<AT>(static_cast<size_t>(p.m) * p.k, rng);
-  const auto b = Random<AT>(static_cast<size_t>(p.k) * p.n, rng);
+  const auto a = Random<AT>(static_cast<size_t>(p.m) * Ka, rng);
+  const auto b = Random<AT>(static_cast<size_t>(Kb) * p.n, rng);
   const auto bias = Random<BiasT>(static_cast<size_t>(p.n), rng);
   std::vector<CT> c(static_cast<size_t>(p.m) * p.n, CT(0));
   const auto A = [&](int64_t i, int64_t kk) {
-    return D(p.f.aTrans ? a[kk * p.m + i] : a[i * p.k + kk]);
+    return D(p.f.aTrans ? a[kk * p.m + i] : a[i * Ka + kk]);
   };
   const auto B = [&](int64_t kk, int64_t j) {
-    return D(p.f.bTrans ? b[j * p.k + kk] : b[kk * p.n + j]);
+    return D(p.f.bTrans ? b[j * Kb + kk] : b[kk * p.n + j]);
   };
 
   auto dev = [](const void* host, size_t bytes) {
@@ -290,6 +296,14 @@ TEST_P(MatmulApi, CubeOnlySmallBaseBlocksManyIterations) {
   RunCase<float, float, float>({50, 33, 1000, {1, 1, 0, 1}, false, 16, 32}, 8);
 }
 
+TEST_P(MatmulApi, IterateOrderAndOriginalShapes) {
+  // N-first walk, and A/B wider than K (their rows carry Ka/Kb elements, only K are used).
+  RunCase<half, float, float>({70, 90, 40, {0, 0, 1, 1}, false, 16, 32, 0, 1}, 50);
+  RunCase<float, float, float>({33, 65, 20, {0, 1, 0, 1}, true, 16, 16, 0, 1, 5, 9}, 51);
+  RunCase<int8_t, int32_t, int32_t>({40, 50, 70, {1, 0, 1, 0}, false, -1, -1, 0, 0, 3, 30}, 52);
+  RunCase<bfloat16, float, float>({31, 47, 33, {0, 0, 0, 2}, true, 16, 16, 0, 1, 15, 1}, 53);
+}
+
 TEST_P(MatmulApi, MixClientsThroughTheServer) {
   uint64_t seed = 200;
   for (int mode = 0; mode < 3; ++mode) {
@@ -309,6 +323,101 @@ TEST_P(MatmulApi, MixManyGroupsBeyondWorkerThreadsAndIdleClients) {
   RunCase<bfloat16, bfloat16, float>({61 * 20, 33, 17, {1, 0, 1, 2}, true, 16, 32, 61}, 301);
   // One client with all the work (usedCoreNum 1): its sibling waits at the end, draining.
   RunCase<float, float, float>({300, 300, 20, {0, 1, 0, 1}, true, 16, 16, 1}, 302);
+}
+
+// Two Matmul objects of different types registered together; every AIV runs both.
+void TwoObjectsKernel(uint8_t* a1, uint8_t* b1, uint8_t* c1, uint8_t* a2, uint8_t* b2, uint8_t* c2,
+                      uint8_t* workspace, uint8_t* tilings) {
+  const TCubeTiling t1 = tiling::GetTilingData<TCubeTiling>(tilings);
+  const TCubeTiling t2 = tiling::GetTilingData<TCubeTiling>(tilings + sizeof(TCubeTiling));
+  using MM1 = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>,
+                     MatmulType<TPosition::GM, CubeFormat::ND, half>,
+                     MatmulType<TPosition::GM, CubeFormat::ND, float>>;
+  using MM2 = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, float>,
+                     MatmulType<TPosition::GM, CubeFormat::ND, float>,
+                     MatmulType<TPosition::GM, CubeFormat::ND, float>>;
+  MM1 mm1;
+  MM2 mm2;
+  TPipe pipe;
+  REGIST_MATMUL_OBJ(&pipe, workspace, mm1, &t1, mm2, &t2);
+  const Flags f{0, 0, 0, 1};
+  if (GetBlockIdx() < static_cast<uint32_t>(t2.usedCoreNum)) {
+    GlobalTensor<float> cGm;
+    SetUpCore<MM2, float, float, float>(mm2, t2, GetBlockIdx(), a2, b2, nullptr, f, cGm, c2);
+    Compute(mm2, cGm, f);
+  }
+  if (GetBlockIdx() < static_cast<uint32_t>(t1.usedCoreNum)) {
+    GlobalTensor<float> cGm;
+    SetUpCore<MM1, half, float, float>(mm1, t1, GetBlockIdx(), a1, b1, nullptr, {}, cGm, c1);
+    Compute(mm1, cGm, Flags{});
+  }
+}
+
+TEST_P(MatmulApi, MixTwoObjects) {
+  const auto make = [](mt::DataType dt, int32_t m, int32_t n, int32_t k, int32_t dim) {
+    mt::MultiCoreMatmulTiling tiler;
+    tiler.SetDim(dim);
+    tiler.SetAType(mt::TPosition::GM, mt::CubeFormat::ND, dt);
+    tiler.SetBType(mt::TPosition::GM, mt::CubeFormat::ND, dt);
+    tiler.SetCType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT);
+    tiler.SetShape(m, n, k);
+    tiler.SetFixSplit(16, 16);
+    TCubeTiling t;
+    EXPECT_EQ(tiler.GetTiling(t), 0) << tiler.GetErrorInfo();
+    return t;
+  };
+  const TCubeTiling t1 = make(mt::DataType::DT_FLOAT16, 70, 50, 30, 6);
+  const TCubeTiling t2 = make(mt::DataType::DT_FLOAT, 33, 90, 17, 3);
+  std::mt19937 rng(77);
+  const auto a1 = Random<half>(70 * 30, rng), b1 = Random<half>(30 * 50, rng);
+  const auto a2 = Random<float>(33 * 17, rng), b2 = Random<float>(17 * 90, rng);
+  std::vector<float> c1(70 * 50, 0.0f), c2(33 * 90, 0.0f);
+  std::vector<uint8_t> tb(2 * sizeof(TCubeTiling));
+  std::memcpy(tb.data(), &t1, sizeof(t1));
+  std::memcpy(tb.data() + sizeof(t1), &t2, sizeof(t2));
+  const auto dev = [](const void* host, size_t bytes) {
+    void* d = device::Malloc(bytes).value();
+    EXPECT_TRUE(device::Memcpy(d, bytes, host, bytes, device::MemcpyKind::kHostToDevice).ok());
+    return static_cast<uint8_t*>(d);
+  };
+  uint8_t* da1 = dev(a1.data(), a1.size() * 2);
+  uint8_t* db1 = dev(b1.data(), b1.size() * 2);
+  uint8_t* da2 = dev(a2.data(), a2.size() * 4);
+  uint8_t* db2 = dev(b2.data(), b2.size() * 4);
+  uint8_t* dc1 = dev(c1.data(), c1.size() * 4);
+  uint8_t* dc2 = dev(c2.data(), c2.size() * 4);
+  uint8_t* dt = dev(tb.data(), tb.size());
+  const uint32_t groups = 3;
+  uint8_t* ws = static_cast<uint8_t*>(device::Malloc(MatmulWorkspaceBytes(groups)).value());
+  Result<device::Stream> stream = device::Stream::Create();
+  ASSERT_TRUE(stream.ok());
+  ASSERT_TRUE(device::Launch(device::LaunchConfig{groups, device::KernelType::kMix, "two", true},
+                             &TwoObjectsKernel, *stream, da1, db1, dc1, da2, db2, dc2, ws, dt)
+                  .ok());
+  const Status st = stream->Synchronize();
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_TRUE(device::Memcpy(c1.data(), c1.size() * 4, dc1, c1.size() * 4,
+                             device::MemcpyKind::kDeviceToHost)
+                  .ok());
+  ASSERT_TRUE(device::Memcpy(c2.data(), c2.size() * 4, dc2, c2.size() * 4,
+                             device::MemcpyKind::kDeviceToHost)
+                  .ok());
+  for (uint8_t* p : {da1, db1, da2, db2, dc1, dc2, dt, ws})
+    ASSERT_TRUE(device::Free(p).ok());
+  const auto check = [](const auto& a, const auto& b, const std::vector<float>& c, int m, int n,
+                        int k) {
+    int bad = 0;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double ref = 0;
+        for (int kk = 0; kk < k; ++kk)
+          ref += D(a[i * k + kk]) * D(b[kk * n + j]);
+        bad += std::fabs(c[i * n + j] - ref) > std::max(1.0, std::fabs(ref)) / 256;
+      }
+    return bad;
+  };
+  EXPECT_EQ(check(a1, b1, c1, 70, 50, 30), 0);
+  EXPECT_EQ(check(a2, b2, c2, 33, 90, 17), 0);
 }
 
 // --- errors: a bad tiling or misuse fails the launch with a message naming the problem ---
