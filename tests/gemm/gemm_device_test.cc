@@ -327,6 +327,10 @@ TEST(GemmMatmulEpilogue, ActivationsAndBias) {
   }
   RunMix<int8_t, RowMajor, RowMajor, int32_t>(33, 47, 300, Activation::kRelu, true,
                                               Broadcast::kNone, 1, 1, 14);
+  // Many blocks per group: the workspace ring wraps, so slots are reused only once both AIVs
+  // freed them.
+  RunMix<half, RowMajor, RowMajor, half>(1000, 1000, 17, Activation::kRelu, true, Broadcast::kNone,
+                                         1, 1, 15);
 }
 
 TEST(GemmMatmulEpilogue, ResidualBroadcasts) {
@@ -386,6 +390,29 @@ TEST(GemmDeviceAdapter, RejectsBadArguments) {
   s = mop.initialize(margs, nullptr);
   EXPECT_NE(std::string(s.message()).find("bytes of workspace; got null"), std::string::npos)
       << s.ToString();
+}
+
+}  // namespace
+}  // namespace tessera::gemm
+
+namespace tessera::gemm {
+namespace {
+
+// Checked mode accepts the ping-pong event protocol (set in the constructor, waited in the
+// destructor), the flag hand-off of the MIX kernel and every buffer extent; on both profiles.
+TEST(GemmCheckedMode, BasicAndMixKernelsRunClean) {
+  const bool was = tessera::device::CheckedMode();
+  tessera::device::SetCheckedMode(true);
+  for (const char* profile : {"native", "ascend910b"}) {
+    ASSERT_TRUE(tessera::device::SetProfile(profile).ok());
+    RunBasic<half, ColumnMajor, RowMajor, half>(33, 47, 300, 31);
+    RunBasic<float, ColumnMajor, RowMajor, float>(129, 31, 45, 32);
+    RunBasic<int8_t, ColumnMajor, RowMajor, int32_t>(47, 33, 70, 33);
+    RunMix<bfloat16, RowMajor, ColumnMajor, bfloat16>(300, 47, 40, epilogue::Activation::kSilu,
+                                                      true, epilogue::Broadcast::kRow, 1, 1, 34);
+  }
+  ASSERT_TRUE(tessera::device::SetProfile("native").ok());
+  tessera::device::SetCheckedMode(was);
 }
 
 }  // namespace

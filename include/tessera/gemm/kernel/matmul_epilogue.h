@@ -2,8 +2,10 @@
 // computes its C blocks (the contiguous split of BasicMatmul) into a ring of Stages_ workspace
 // slots in GM and raises a cross-core flag per block; both AIVs of the group wait for it, run the
 // block epilogue on their rows (ceil(rows/2) / rest) and raise a flag back that frees the slot.
-// A slot is rewritten only after both AIVs freed it, so flag counters stay <= Stages_ (the NPU
-// limit is 15). Workspace: GetWorkspaceSize(groups).
+// A slot is rewritten only after both AIVs freed it: the AIVs meet (a mode-1 flag) after each
+// block before either frees the slot, so the AIC's wait on two sets of the free flag means both
+// AIVs are done with that block whether the two sets are counted per AIV or together; flag
+// counters stay <= Stages_ (the NPU limit is 15). Workspace: GetWorkspaceSize(groups).
 #pragma once
 
 #include <cstdint>
@@ -18,8 +20,9 @@
 namespace tessera::gemm::kernel {
 
 // Cross-core flag ids of the hand-off (the high-level Matmul API uses 0..7).
-inline constexpr uint32_t kFlagBlockReady = 8;
-inline constexpr uint32_t kFlagSlotFree = 9;
+inline constexpr uint32_t kFlagBlockReady = 8;  // AIC -> both AIVs (mode 2)
+inline constexpr uint32_t kFlagSlotFree = 9;    // AIVs -> AIC (mode 2)
+inline constexpr uint32_t kFlagPairDone = 10;   // between the two AIVs (mode 1)
 
 template <class BlockMmad_, class BlockEpilogue_, class BlockScheduler_, uint32_t Stages_ = 2>
 struct MatmulEpilogue {
@@ -112,6 +115,10 @@ struct MatmulEpilogue {
       epi(p.epilogue, ws[(j % kStages) * kSlotElems], kLdw, gd[d0], p.gemm.ldc,
           static_cast<uint32_t>(rows.begin), static_cast<uint32_t>(rows.end), shape.n, m0, n0,
           batch);
+      ::tessera::device::CrossCoreSetFlag(::tessera::device::CrossCoreMode::kGroupVector,
+                                          kFlagPairDone);
+      ::tessera::device::CrossCoreWaitFlag(::tessera::device::CrossCoreMode::kGroupVector,
+                                           kFlagPairDone);
       ::tessera::device::CrossCoreSetFlag(kMode, kFlagSlotFree);
     }
   }

@@ -88,8 +88,9 @@ struct CopyGmToL1 {
   static void Copy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t rows,
                    uint32_t cols, uint64_t ld, uint32_t hp) {
     if (ld <= kMaxNd2NzPitch) {
-      ::tessera::kernel::DataCopy(dst, src,
-                                  ::tessera::kernel::Nd2NzParams{1, rows, cols, 0, ld, hp, 1, 0});
+      ::tessera::kernel::DataCopy(
+          dst, src,
+          ::tessera::kernel::Nd2NzParams{1, rows, cols, 0, static_cast<int64_t>(ld), hp, 1, 0});
       return;
     }
     for (uint32_t r = 0; r < rows; ++r) {
@@ -248,8 +249,9 @@ struct CopyL0CToGm {
                   uint32_t n, uint64_t ld) {
     ::tessera::kernel::Fixpipe<TOut, TAcc, ::tessera::kernel::CFG_ROW_MAJOR>(
         dst, src,
-        ::tessera::kernel::FixpipeParamsV220{n, m, RoundUp(m, kFractalRows), ld, false, Quant(), 0,
-                                             1, 0, 0, 0});
+        ::tessera::kernel::FixpipeParamsV220{n, m, RoundUp(m, kFractalRows),
+                                             static_cast<int64_t>(ld), false, Quant(), 0, 1, 0, 0,
+                                             0});
   }
 };
 
