@@ -104,6 +104,17 @@ void MixKernel(uint8_t* a, uint8_t* b, uint8_t* bias, uint8_t* c, uint8_t* works
   if (GetBlockIdx() >= static_cast<uint32_t>(t.usedCoreNum)) return;
   GlobalTensor<CT> cGm;
   SetUpCore<MM, AT, CT, BiasT>(mm, t, GetBlockIdx(), a, b, bias, f, cGm, c);
+  if (f.mode == 3) {
+    // Sub-block 1 runs a long stretch of its own code first (no waits), while sub-block 0 makes
+    // many requests: the server must hold its replies rather than overflow sub-block 1's counter.
+    if (GetSubBlockIdx() == 1) {
+      volatile double x = 0;
+      for (int i = 0; i < 500000; ++i)
+        x = x + i;
+    }
+    Compute(mm, cGm, Flags{f.aTrans, f.bTrans, f.bias, 1});
+    return;
+  }
   if (f.mode != 2) {
     Compute(mm, cGm, f);
     return;
@@ -321,6 +332,8 @@ TEST_P(MatmulApi, MixManyGroupsBeyondWorkerThreadsAndIdleClients) {
   // many Iterate/GetTensorC round trips.
   RunCase<half, float, float>({752, 16 * 47, 40, {0, 0, 1, 1}, true, 16, 16, 47}, 300);
   RunCase<bfloat16, bfloat16, float>({61 * 20, 33, 17, {1, 0, 1, 2}, true, 16, 32, 61}, 301);
+  // Busy siblings: each group's second client computes on its own before its first request.
+  RunCase<half, float, float>({64, 16 * 40, 16, {0, 0, 0, 3}, true, 16, 16, 4}, 303);
   // One client with all the work (usedCoreNum 1): its sibling waits at the end, draining.
   RunCase<float, float, float>({300, 300, 20, {0, 1, 0, 1}, true, 16, 16, 1}, 302);
 }
