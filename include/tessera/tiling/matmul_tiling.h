@@ -1,7 +1,7 @@
 // Matmul tiling: the TCubeTiling struct the high-level Matmul API reads, and the host classes that
 // fill it (Ascend C's matmul_tiling::MatmulApiTiling / MultiCoreMatmulTiling).
 //
-//   matmul_tiling::MultiCoreMatmulTiling t(MatmulPlatform::FromSizes(...));  // or the 910B default
+//   matmul_tiling::MultiCoreMatmulTiling t(platform);  // MatmulPlatform{}: the 910B AI core
 //   t.SetDim(2);                                                  // cores usable (MIX: AIVs)
 //   t.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
 //   t.SetBType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
