@@ -20,13 +20,7 @@ namespace mt = tessera::tiling::matmul_tiling;
 Status Run(int32_t M, int32_t N, int32_t K, uint32_t groups) {
   const device::ArchSpec& arch = device::CurrentArch();
   // Tiling: C split over every AIV of the launch (SetDim counts vector cores in MIX, as on 2201).
-  tiling::MatmulPlatform platform;
-  platform.l1_bytes = static_cast<int64_t>(arch.l1_bytes);
-  platform.l0a_bytes = static_cast<int64_t>(arch.l0a_bytes);
-  platform.l0b_bytes = static_cast<int64_t>(arch.l0b_bytes);
-  platform.l0c_bytes = static_cast<int64_t>(arch.l0c_bytes);
-  platform.ub_bytes = static_cast<int64_t>(arch.ub_bytes);
-  mt::MultiCoreMatmulTiling cubeTiling(platform);
+  mt::MultiCoreMatmulTiling cubeTiling(kernel::MatmulPlatformOf(arch));
   cubeTiling.SetDim(static_cast<int32_t>(groups * arch.task_ration));
   cubeTiling.SetAType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT16);
   cubeTiling.SetBType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT16);

@@ -187,7 +187,7 @@ void RunCase(const Problem& p, uint64_t seed) {
                " mode=" + std::to_string(p.f.mode) + (p.mix ? " MIX" : " AIC"));
   const device::ArchSpec& arch = device::CurrentArch();
   const uint32_t groups = std::max<uint32_t>(1, std::min<uint32_t>(arch.aic_cores, 4));
-  mt::MultiCoreMatmulTiling tiler;
+  mt::MultiCoreMatmulTiling tiler(MatmulPlatformOf(arch));
   tiler.SetDim(p.dim > 0 ? p.dim : static_cast<int32_t>(p.mix ? groups * 2 : groups));
   tiler.SetAType(mt::TPosition::GM, mt::CubeFormat::ND, DtOf<AT>(), p.f.aTrans != 0);
   tiler.SetBType(mt::TPosition::GM, mt::CubeFormat::ND, DtOf<AT>(), p.f.bTrans != 0);

@@ -36,6 +36,7 @@
 #include <type_traits>
 
 #include "tessera/core/float16.h"
+#include "tessera/device/arch_spec.h"
 #include "tessera/device/block.h"
 #include "tessera/device/memory.h"
 #include "tessera/kernel/check.h"
@@ -515,6 +516,18 @@ inline void MatmulRequire(bool cond, const char* api, const std::string& what) {
 
 constexpr uint64_t MatmulWorkspaceBytes(uint32_t block_dim) {
   return uint64_t{block_dim} * detail::kMatmulGroupBytes;
+}
+
+// The buffer sizes of a profile's AI core, for the host tiling classes (host side).
+inline tiling::MatmulPlatform MatmulPlatformOf(const device::ArchSpec& arch) {
+  tiling::MatmulPlatform p;
+  p.l1_bytes = static_cast<int64_t>(arch.l1_bytes);
+  p.l0a_bytes = static_cast<int64_t>(arch.l0a_bytes);
+  p.l0b_bytes = static_cast<int64_t>(arch.l0b_bytes);
+  p.l0c_bytes = static_cast<int64_t>(arch.l0c_bytes);
+  p.ub_bytes = static_cast<int64_t>(arch.ub_bytes);
+  p.bt_bytes = static_cast<int64_t>(arch.bt_bytes);
+  return p;
 }
 
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE,
