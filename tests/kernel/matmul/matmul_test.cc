@@ -298,6 +298,7 @@ TEST_P(MatmulApi, CubeOnlyEveryDtype) {
     RunCase<half, half, half>({40, 17, 65, f}, seed++);
     RunCase<float, float, float>({31, 45, 77, f}, seed++);
     RunCase<int8_t, int32_t, int32_t>({35, 70, 100, f}, seed++);
+    RunCase<bfloat16, float, bfloat16>({18, 300, 31, {f.aTrans, f.bTrans, 1, f.mode}}, seed++);
   }
 }
 
