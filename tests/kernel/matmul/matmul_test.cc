@@ -575,6 +575,17 @@ void MixNoWorkspaceKernel(uint8_t* tiling) {
   REGIST_MATMUL_OBJ(&pipe, nullptr, mm, &t);
 }
 
+void MixSkipsRegistrationKernel(uint8_t* tiling, uint8_t* workspace) {
+  if (IsAiv() && GetSubBlockIdx() == 1) return;  // wrong: every core must reach REGIST
+  const TCubeTiling t = tiling::GetTilingData<TCubeTiling>(tiling);
+  Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>,
+         MatmulType<TPosition::GM, CubeFormat::ND, half>,
+         MatmulType<TPosition::GM, CubeFormat::ND, float>>
+      mm;
+  TPipe pipe;
+  REGIST_MATMUL_OBJ(&pipe, workspace, mm, &t);
+}
+
 TEST_P(MatmulApi, ErrorsAreClear) {
   mt::MatmulApiTiling tiler;
   tiler.SetAType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT16);
@@ -613,6 +624,11 @@ TEST_P(MatmulApi, ErrorsAreClear) {
   EXPECT_NE(msg.find("the AIC has no UB"), std::string::npos) << msg;
   msg = LaunchError(device::KernelType::kMix, 1, &MixNoWorkspaceKernel, dgood);
   EXPECT_NE(msg.find("the workspace is null"), std::string::npos) << msg;
+  void* ws = device::Malloc(MatmulWorkspaceBytes(1)).value();
+  msg = LaunchError(device::KernelType::kMix, 1, &MixSkipsRegistrationKernel, dgood,
+                    static_cast<uint8_t*>(ws));
+  EXPECT_NE(msg.find("deadlocked"), std::string::npos) << msg;
+  ASSERT_TRUE(device::Free(ws).ok());
   for (void* p : {static_cast<void*>(dbad), static_cast<void*>(dgood), buf})
     ASSERT_TRUE(device::Free(p).ok());
 }
