@@ -18,9 +18,10 @@ using OutputOf = std::conditional_t<std::is_same_v<T, int8_t>, int32_t, T>;
 
 template <class T, bool kTA, bool kTB, class TC>
 using OpBlockMmad =
-    gemm::block::BlockMmad<gemm::MmadPingpong<2>, typename gemm::DefaultTiles<T>::L1,
-                           typename gemm::DefaultTiles<T>::L0, gemm::GemmType<T, LayoutOf<kTA>>,
-                           gemm::GemmType<T, LayoutOf<kTB>>, gemm::GemmType<TC>>;
+    gemm::block::BlockMmad<typename gemm::DefaultTiles<T>::Policy,
+                           typename gemm::DefaultTiles<T>::L1, typename gemm::DefaultTiles<T>::L0,
+                           gemm::GemmType<T, LayoutOf<kTA>>, gemm::GemmType<T, LayoutOf<kTB>>,
+                           gemm::GemmType<TC>>;
 using OpSwizzle = gemm::block::GemmIdentityBlockSwizzle<3, gemm::kSwizzleZn>;
 
 template <class T, bool kTA, bool kTB>

@@ -25,10 +25,18 @@ using layout::RowMajor;
 
 template <class T, class LA, class LB, class TC>
 using Mmad =
-    block::BlockMmad<MmadPingpong<2>, typename DefaultTiles<T>::L1, typename DefaultTiles<T>::L0,
-                     GemmType<T, LA>, GemmType<T, LB>, GemmType<TC>>;
+    block::BlockMmad<typename DefaultTiles<T>::Policy, typename DefaultTiles<T>::L1,
+                     typename DefaultTiles<T>::L0, GemmType<T, LA>, GemmType<T, LB>, GemmType<TC>>;
 template <class T, class LA, class LB, class TC>
 using Basic = kernel::BasicMatmul<Mmad<T, LA, LB, TC>, block::GemmIdentityBlockSwizzle<3, 0>>;
+// Two L0 stages (L0 K halved to fit) and a single L1 stage: the other ping-pong paths.
+template <class T>
+using PingpongL0 = GemmShape<128, 256, DefaultTiles<T>::L0::K / 2>;
+template <class T, class LA, class LB, class TC, uint32_t L1Stages>
+using BasicPingpong = kernel::BasicMatmul<
+    block::BlockMmad<MmadPingpong<L1Stages, 2>, typename DefaultTiles<T>::L1, PingpongL0<T>,
+                     GemmType<T, LA>, GemmType<T, LB>, GemmType<TC>>,
+    block::GemmIdentityBlockSwizzle<1, 1>>;
 template <class T, class LA, class LB, class TD>
 using Mix = kernel::MatmulEpilogue<Mmad<T, LA, LB, AccumulatorOf<T>>,
                                    epilogue::BlockEpilogue<AccumulatorOf<T>, TD>,
@@ -138,9 +146,9 @@ std::vector<double> Reference(const std::vector<T>& a, bool col_a, const std::ve
   return ref;
 }
 
-template <class T, class LA, class LB, class TC>
+template <class T, class LA, class LB, class TC, class Kernel = Basic<T, LA, LB, TC>>
 void RunBasic(uint32_t m, uint32_t n, uint32_t k, uint32_t seed) {
-  using Op = device::DeviceGemm<Basic<T, LA, LB, TC>>;
+  using Op = device::DeviceGemm<Kernel>;
   const std::vector<T> a = Random<T>(size_t{m} * k, seed), b = Random<T>(size_t{k} * n, seed + 1);
   DevBuf<T> da(a.size()), db(b.size());
   DevBuf<TC> dc(size_t{m} * n);
@@ -193,6 +201,17 @@ TEST(GemmBasicMatmul, HalfToFloat) {
 TEST(GemmBasicMatmul, Int8ExactInt32) {
   for (const auto& s : kShapes)
     RunAllLayouts<int8_t, int32_t>(s[0], s[1], s[2], 5);
+}
+
+TEST(GemmBasicMatmul, PingpongStages) {
+  RunBasic<float, RowMajor, RowMajor, float, BasicPingpong<float, RowMajor, RowMajor, float, 1>>(
+      255, 300, 1000, 40);
+  RunBasic<float, ColumnMajor, ColumnMajor, float,
+           BasicPingpong<float, ColumnMajor, ColumnMajor, float, 2>>(129, 17, 257, 41);
+  RunBasic<half, ColumnMajor, RowMajor, half, BasicPingpong<half, ColumnMajor, RowMajor, half, 2>>(
+      17, 255, 600, 42);
+  RunBasic<int8_t, RowMajor, RowMajor, int32_t,
+           BasicPingpong<int8_t, RowMajor, RowMajor, int32_t, 1>>(33, 47, 1100, 43);
 }
 
 TEST(GemmBasicMatmul, BatchedWithBroadcast) {

@@ -33,11 +33,12 @@ class BlockMmad {
                 "BlockMmad: no implementation for this dispatch policy; use MmadPingpong<Stages>");
 };
 
-template <uint32_t Stages_, class L1TileShape_, class L0TileShape_, class AType_, class BType_,
-          class CType_>
-class BlockMmad<MmadPingpong<Stages_>, L1TileShape_, L0TileShape_, AType_, BType_, CType_> {
+template <uint32_t Stages_, uint32_t L0Stages_, class L1TileShape_, class L0TileShape_,
+          class AType_, class BType_, class CType_>
+class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AType_, BType_,
+                CType_> {
  public:
-  using DispatchPolicy = MmadPingpong<Stages_>;
+  using DispatchPolicy = MmadPingpong<Stages_, L0Stages_>;
   using L1TileShape = L1TileShape_;
   using L0TileShape = L0TileShape_;
   using AType = AType_;
@@ -49,6 +50,7 @@ class BlockMmad<MmadPingpong<Stages_>, L1TileShape_, L0TileShape_, AType_, BType
   using ElementAccumulator = AccumulatorOf<ElementA>;
 
   static constexpr uint32_t kStages = Stages_;
+  static constexpr uint32_t kL0Stages = L0Stages_;
   static constexpr bool kColumnMajorA = AType::Layout::kColumnMajor;
   static constexpr bool kRowMajorB = !BType::Layout::kColumnMajor;
   using FormA = tile::L1Form<ElementA, kColumnMajorA>;
@@ -89,8 +91,8 @@ class BlockMmad<MmadPingpong<Stages_>, L1TileShape_, L0TileShape_, AType_, BType
   // The 2201 ("ascend910b") budgets: a tile shape that passes runs on both profiles.
   static_assert(kStages * (kL1ABytes + kL1BBytes) <= 512 * 1024 - 256,
                 "BlockMmad: Stages x (L1 A tile + L1 B tile) exceeds the 2201 L1 (512 KB - 256)");
-  static_assert(kStages * kL0ABytes <= 64 * 1024, "BlockMmad: Stages x L0A tile exceeds 64 KB");
-  static_assert(kStages * kL0BBytes <= 64 * 1024, "BlockMmad: Stages x L0B tile exceeds 64 KB");
+  static_assert(kL0Stages * kL0ABytes <= 64 * 1024, "BlockMmad: L0Stages x L0A tile exceeds 64 KB");
+  static_assert(kL0Stages * kL0BBytes <= 64 * 1024, "BlockMmad: L0Stages x L0B tile exceeds 64 KB");
   static_assert(kL0CBytes <= 128 * 1024, "BlockMmad: the L0C tile exceeds 128 KB");
 
   // Host: OK when the buffers fit the on-chip memories of `arch`; else which one does not.
@@ -102,8 +104,8 @@ class BlockMmad<MmadPingpong<Stages_>, L1TileShape_, L0TileShape_, AType_, BType
     };
     TESSERA_RETURN_IF_ERROR(
         check(uint64_t{kStages} * (kL1ABytes + kL1BBytes), arch.l1_bytes, "L1"));
-    TESSERA_RETURN_IF_ERROR(check(uint64_t{kStages} * kL0ABytes, arch.l0a_bytes, "L0A"));
-    TESSERA_RETURN_IF_ERROR(check(uint64_t{kStages} * kL0BBytes, arch.l0b_bytes, "L0B"));
+    TESSERA_RETURN_IF_ERROR(check(uint64_t{kL0Stages} * kL0ABytes, arch.l0a_bytes, "L0A"));
+    TESSERA_RETURN_IF_ERROR(check(uint64_t{kL0Stages} * kL0BBytes, arch.l0b_bytes, "L0B"));
     return check(kL0CBytes, arch.l0c_bytes, "L0C");
   }
 
@@ -111,13 +113,15 @@ class BlockMmad<MmadPingpong<Stages_>, L1TileShape_, L0TileShape_, AType_, BType
     for (uint32_t s = 0; s < kStages; ++s) {
       pipe.InitBuffer(l1a_buf_[s], kL1ABytes);
       pipe.InitBuffer(l1b_buf_[s], kL1BBytes);
-      pipe.InitBuffer(l0a_buf_[s], kL0ABytes);
-      pipe.InitBuffer(l0b_buf_[s], kL0BBytes);
       l1a_[s] = l1a_buf_[s].template Get<ElementA>();
       l1b_[s] = l1b_buf_[s].template Get<ElementB>();
+      ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::MTE1_MTE2>(static_cast<int32_t>(s));
+    }
+    for (uint32_t s = 0; s < kL0Stages; ++s) {
+      pipe.InitBuffer(l0a_buf_[s], kL0ABytes);
+      pipe.InitBuffer(l0b_buf_[s], kL0BBytes);
       l0a_[s] = l0a_buf_[s].template Get<ElementA>();
       l0b_[s] = l0b_buf_[s].template Get<ElementB>();
-      ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::MTE1_MTE2>(static_cast<int32_t>(s));
       ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::M_MTE1>(static_cast<int32_t>(s));
     }
     pipe.InitBuffer(l0c_buf_, kL0CBytes);
@@ -127,10 +131,10 @@ class BlockMmad<MmadPingpong<Stages_>, L1TileShape_, L0TileShape_, AType_, BType
   BlockMmad(const BlockMmad&) = delete;
   BlockMmad& operator=(const BlockMmad&) = delete;
   ~BlockMmad() {
-    for (uint32_t s = 0; s < kStages; ++s) {
+    for (uint32_t s = 0; s < kStages; ++s)
       ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::MTE1_MTE2>(static_cast<int32_t>(s));
+    for (uint32_t s = 0; s < kL0Stages; ++s)
       ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::M_MTE1>(static_cast<int32_t>(s));
-    }
     ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::FIX_M>(0);
   }
 
@@ -150,6 +154,9 @@ class BlockMmad<MmadPingpong<Stages_>, L1TileShape_, L0TileShape_, AType_, BType
     for (uint32_t kt = 0; kt < k_tiles; ++kt) {
       const uint32_t next = (slot + 1) % kStages;
       if (kStages > 1 && kt + 1 < k_tiles) LoadL1(next, a, lda, b, ldb, shape, kt + 1);
+      // The K tile copied after this one is fetched into the cache while the Mmads run.
+      const uint32_t ahead = kt + (kStages > 1 ? 2 : 1);
+      if (ahead < k_tiles) Prefetch(a, lda, b, ldb, shape, ahead);
       ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::MTE2_MTE1>(
           static_cast<int32_t>(slot));
       const uint32_t k_actual = std::min(kL1K, shape.k - kt * kL1K);
@@ -169,7 +176,7 @@ class BlockMmad<MmadPingpong<Stages_>, L1TileShape_, L0TileShape_, AType_, BType
         ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::MTE1_M>(l0);
         Mma::Run(l0c_, l0a_[l0_slot_], l0b_[l0_slot_], shape.m, shape.n, part, kt == 0 && kp == 0);
         ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::M_MTE1>(l0);
-        l0_slot_ = (l0_slot_ + 1) % kStages;
+        l0_slot_ = (l0_slot_ + 1) % kL0Stages;
       }
       ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::MTE1_MTE2>(
           static_cast<int32_t>(slot));
@@ -184,6 +191,24 @@ class BlockMmad<MmadPingpong<Stages_>, L1TileShape_, L0TileShape_, AType_, BType
   }
 
  private:
+  // Cache prefetch of K tile `kt` of A and B (see tile::PrefetchGm).
+  static void Prefetch(const ::tessera::kernel::GlobalTensor<ElementA>& a, uint64_t lda,
+                       const ::tessera::kernel::GlobalTensor<ElementB>& b, uint64_t ldb,
+                       const GemmCoord& shape, uint32_t kt) {
+    const uint32_t k0 = kt * kL1K;
+    const uint32_t k_actual = std::min(kL1K, shape.k - k0);
+    if constexpr (kColumnMajorA) {
+      tile::PrefetchGm(a[uint64_t{k0} * lda], k_actual, shape.m, lda);
+    } else {
+      tile::PrefetchGm(a[k0], shape.m, k_actual, lda);
+    }
+    if constexpr (kRowMajorB) {
+      tile::PrefetchGm(b[uint64_t{k0} * ldb], k_actual, shape.n, ldb);
+    } else {
+      tile::PrefetchGm(b[k0], shape.n, k_actual, ldb);
+    }
+  }
+
   // GM -> L1 slot `slot` of K tile `kt` of A and B.
   void LoadL1(uint32_t slot, const ::tessera::kernel::GlobalTensor<ElementA>& a, uint64_t lda,
               const ::tessera::kernel::GlobalTensor<ElementB>& b, uint64_t ldb,
@@ -210,13 +235,13 @@ class BlockMmad<MmadPingpong<Stages_>, L1TileShape_, L0TileShape_, AType_, BType
 
   ::tessera::kernel::TBuf<::tessera::kernel::TPosition::A1> l1a_buf_[kStages];
   ::tessera::kernel::TBuf<::tessera::kernel::TPosition::B1> l1b_buf_[kStages];
-  ::tessera::kernel::TBuf<::tessera::kernel::TPosition::A2> l0a_buf_[kStages];
-  ::tessera::kernel::TBuf<::tessera::kernel::TPosition::B2> l0b_buf_[kStages];
+  ::tessera::kernel::TBuf<::tessera::kernel::TPosition::A2> l0a_buf_[kL0Stages];
+  ::tessera::kernel::TBuf<::tessera::kernel::TPosition::B2> l0b_buf_[kL0Stages];
   ::tessera::kernel::TBuf<::tessera::kernel::TPosition::CO1> l0c_buf_;
   ::tessera::kernel::LocalTensor<ElementA> l1a_[kStages];
   ::tessera::kernel::LocalTensor<ElementB> l1b_[kStages];
-  ::tessera::kernel::LocalTensor<ElementA> l0a_[kStages];
-  ::tessera::kernel::LocalTensor<ElementB> l0b_[kStages];
+  ::tessera::kernel::LocalTensor<ElementA> l0a_[kL0Stages];
+  ::tessera::kernel::LocalTensor<ElementB> l0b_[kL0Stages];
   ::tessera::kernel::LocalTensor<ElementAccumulator> l0c_;
   uint32_t l1_slot_ = 0;
   uint32_t l0_slot_ = 0;

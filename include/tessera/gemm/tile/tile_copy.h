@@ -1,23 +1,20 @@
 // Tile layer: one cube instruction (or a short loop of them) with the parameters a layout needs.
+//   - CopyGmToL1<T, kTransposeInL0>: GM ND (rows x cols, pitch ld) -> L1 (DataCopy, Nd2NzParams);
+//   - CopyL1ToL0A<T, kColumnMajor>: L1 -> L0A Zz, ND when m == 1 (LoadData[WithTranspose]);
+//   - CopyL1ToL0B<T, kRowMajor>: L1 -> L0B Zn (LoadData[WithTranspose]);
+//   - TileMmad<T>: L0A x L0B -> L0C (Mmad);
+//   - CopyL0CToGm<TOut, TAcc>: L0C Nz -> GM ND, converting on the way (Fixpipe).
 //
-//   CopyGmToL1<T, kTransposeInL0>   GM (ND rows x cols, pitch ld) -> L1 Nz       DataCopy +
-//   Nd2NzParams CopyL1ToL0A<T, kColumnMajor>     L1 Nz -> L0A Zz (ND when m == 1) LoadData /
-//   LoadDataWithTranspose CopyL1ToL0B<T, kRowMajor>        L1 Nz -> L0B Zn LoadData /
-//   LoadDataWithTranspose TileMmad<T>                      L0A x L0B -> L0C Mmad CopyL0CToGm<TOut,
-//   TAcc>          L0C Nz -> GM ND (cast on the way)            Fixpipe
-//
-// How an operand sits in L1 (the "L1 form") depends on whether the L1 -> L0 move transposes it:
-// A row-major [M, K] and B column-major ([N, K] in GM) go to L0 fractal by fractal without a
-// transpose; A column-major ([K, M] in GM) and B row-major ([K, N]) are transposed on the way to L0
-// (LoadData ifTranspose for b16, LoadDataWithTranspose for b8 and b32). The GM rows of a tile are
-// then its K rows. L1Form gives the padded extents each form needs:
-//   - plain: rows padded to 16, columns to C0;
-//   - transposed b16: 16x16 fractals, rows and columns padded to 16;
-//   - transposed b8: 32x32 squares of two 16x32 fractals stacked in a column block: rows and
-//     columns padded to 32;
-//   - transposed b32: 16x16 squares of two 16x8 fractals side by side, which sit next to each other
-//     only in an Nz matrix of 16 rows: the tile is stored as bands of 16 rows, each its own Nz
-//     matrix (16 x columns padded to 16).
+// How an operand sits in L1 (the "L1 form"): as bands of B rows, each band its own Nz matrix
+// (B x columns), so the fractals of a band are contiguous - Zz order for a row-major A, which
+// LoadData then moves in long runs - and Nd2Nz writes stay within a few KB (one Nz matrix of the
+// whole tile puts its column blocks Hp x 32 bytes apart, 4 KB or more, which thrashes the CPU's
+// L1 sets). B is 16, except for b8 tiles transposed on the way to L0 (two 16-row fractals
+// stacked make one 32 x 32 square): 32. Columns are padded to C0, or for tiles transposed on the
+// way to L0 to the square width (b16 16, b8 32, b32 16: two 16x8 fractals side by side).
+// Which tiles transpose: A column-major ([K, M] in GM) and B row-major ([K, N]) go through
+// LoadData ifTranspose (b16) or LoadDataWithTranspose (b8, b32); A row-major and B column-major
+// ([N, K]) are already in fractal order.
 #pragma once
 
 #include <algorithm>
@@ -44,15 +41,14 @@ inline constexpr uint32_t kMaxNd2NzPitch = 65535;
 template <class T, bool kTransposeInL0_>
 struct L1Form {
   static constexpr bool kTransposed = kTransposeInL0_;
-  static constexpr bool kBands = kTransposed && sizeof(T) == 4;
-  static constexpr uint32_t kRowAlign = kTransposed && sizeof(T) == 1 ? 32 : kFractalRows;
+  static constexpr uint32_t kBandRows = kTransposed && sizeof(T) == 1 ? 32 : kFractalRows;
   static constexpr uint32_t kColAlign = kTransposed ? (sizeof(T) == 1 ? 32 : 16) : kC0<T>;
-  static constexpr uint32_t PaddedRows(uint32_t rows) { return RoundUp(rows, kRowAlign); }
   static constexpr uint32_t PaddedCols(uint32_t cols) { return RoundUp(cols, kColAlign); }
+  static constexpr uint32_t BandElems(uint32_t cols) { return kBandRows * PaddedCols(cols); }
   // L1 elements of a rows x cols tile; fractal (512-byte) aligned so LoadData may read whole
   // fractals past the last valid column.
   static constexpr uint32_t Elements(uint32_t rows, uint32_t cols) {
-    return RoundUp(PaddedRows(rows) * PaddedCols(cols), kFractalElems<T>);
+    return RoundUp(CeilDiv(rows, kBandRows) * BandElems(cols), kFractalElems<T>);
   }
 };
 
@@ -71,39 +67,64 @@ struct CopyGmToL1 {
                                   ::tessera::kernel::Nd2NzParams{1, 1, cols, 0, cols, 1, 1, 0});
       return;
     }
-    if constexpr (Form::kBands) {
-      const uint32_t band_elems = kFractalRows * Form::PaddedCols(cols);
-      for (uint32_t r0 = 0; r0 < rows; r0 += kFractalRows) {
-        const uint32_t r = std::min(kFractalRows, rows - r0);
-        Copy(dst[(r0 / kFractalRows) * band_elems], src[uint64_t{r0} * ld], r, cols, ld,
-             kFractalRows);
-      }
-    } else {
-      Copy(dst, src, rows, cols, ld, Form::PaddedRows(rows));
+    constexpr uint32_t kB = Form::kBandRows;
+    const uint32_t band = Form::BandElems(cols);
+    for (uint32_t r0 = 0; r0 < rows; r0 += kB) {
+      const uint32_t r = std::min(kB, rows - r0);
+      Copy(dst[(r0 / kB) * band], src[uint64_t{r0} * ld], r, cols, ld);
     }
   }
 
  private:
-  // One Nz matrix of height `hp` (its column blocks hp rows apart).
+  // One band: an Nz matrix of kBandRows rows (its column blocks kBandRows rows apart).
   static void Copy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t rows,
-                   uint32_t cols, uint64_t ld, uint32_t hp) {
+                   uint32_t cols, uint64_t ld) {
+    constexpr uint32_t kB = Form::kBandRows;
     if (ld <= kMaxNd2NzPitch) {
       ::tessera::kernel::DataCopy(
           dst, src,
-          ::tessera::kernel::Nd2NzParams{1, rows, cols, 0, static_cast<int64_t>(ld), hp, 1, 0});
+          ::tessera::kernel::Nd2NzParams{1, rows, cols, 0, static_cast<int64_t>(ld), kB, 1, 0});
       return;
     }
     for (uint32_t r = 0; r < rows; ++r) {
       ::tessera::kernel::DataCopy(dst[r * kC0<T>], src[r * ld],
-                                  ::tessera::kernel::Nd2NzParams{1, 1, cols, 0, cols, hp, 1, 0});
+                                  ::tessera::kernel::Nd2NzParams{1, 1, cols, 0, cols, kB, 1, 0});
     }
   }
 };
 
-// L1 -> L0A: the m x k_part part of A starting at column k_offset (a multiple of the L0 K tile)
-// of an L1 tile holding `l1_m` x `l1_k` valid elements of A (as A, or as A^T when kColumnMajor_).
+// The CPU analogue of the NPU's asynchronous MTE2: touches the cache lines of a rows x cols GM
+// tile (pitch ld) so that the DataCopy of it, issued later, finds them in cache instead of waiting
+// on memory row by row. Never faults and changes no data.
+template <class T>
+void PrefetchGm(const GlobalTensor<T>& src, uint32_t rows, uint32_t cols, uint64_t ld) {
+  const auto* base = reinterpret_cast<const char*>(src.data());
+  const uint64_t row_bytes = uint64_t{cols} * sizeof(T);
+  for (uint32_t r = 0; r < rows; ++r) {
+    const char* row = base + uint64_t{r} * ld * sizeof(T);
+    for (uint64_t off = 0; off < row_bytes; off += 64)
+      __builtin_prefetch(row + off, 0, 2);
+  }
+}
+
+// Moves `count` fractals with LoadData 2D, reading every `src_stride`-th source fractal and
+// writing every (dst_gap + 1)-th destination fractal (in runs of at most 255).
+template <class T>
+void Load2D(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count,
+            uint32_t src_stride, bool transpose, uint32_t dst_gap = 0) {
+  constexpr uint32_t frac = kFractalElems<T>;
+  for (uint32_t done = 0; done < count; done += 255) {
+    const uint32_t n = std::min<uint32_t>(255, count - done);
+    ::tessera::kernel::LoadData(
+        dst[done * (dst_gap + 1) * frac], src[done * src_stride * frac],
+        ::tessera::kernel::LoadData2DParams{0, n, src_stride, 0, dst_gap, transpose, 0});
+  }
+}
+
+// L1 -> L0A: the m x k_part part of A starting at column k_offset (a multiple of the L0 K step)
+// of an L1 tile holding `l1_k` columns of A (as A, or as A^T with l1_k rows when kColumnMajor_).
 // L0A receives Zz with K1 = ceil(k_part / C0) fractals per 16-row strip, or the plain vector when
-// m == 1 (GEMV; only for row-major A, whose L1 tile was copied with as_vector).
+// m == 1 (GEMV; the L1 tile was copied with as_vector).
 template <class T, bool kColumnMajor_>
 struct CopyL1ToL0A {
   using Form = L1Form<T, kColumnMajor_>;
@@ -112,44 +133,45 @@ struct CopyL1ToL0A {
                   uint32_t k_offset, uint32_t l1_k) {
     constexpr uint32_t c0 = kC0<T>;
     constexpr uint32_t frac = kFractalElems<T>;
+    const uint32_t k1 = CeilDiv(k_part, c0);
     if constexpr (!kColumnMajor_) {
-      (void)l1_k;
       if (m == 1) {
         Load2D(dst, src[k_offset], CeilDiv(k_part, frac), 1, false);
         return;
       }
-      const uint32_t mp = Form::PaddedRows(m);
-      const uint32_t k1 = CeilDiv(k_part, c0);
-      for (uint32_t m1 = 0; m1 < mp / kFractalRows; ++m1) {
-        Load2D(dst[m1 * k1 * frac], src[(k_offset / c0) * mp * c0 + m1 * frac], k1,
-               mp / kFractalRows, false);
+      // Band m1 is strip m1 of Zz: its K1 fractals from k_offset are contiguous; with the whole
+      // K of the tile, so is all of A.
+      const uint32_t band = Form::BandElems(l1_k);
+      const uint32_t m1 = CeilDiv(m, kFractalRows);
+      if (k_offset == 0 && k1 * c0 == Form::PaddedCols(l1_k)) {
+        Load2D(dst, src, m1 * k1, 1, false);
+        return;
       }
+      for (uint32_t i = 0; i < m1; ++i)
+        Load2D(dst[i * k1 * frac], src[i * band + (k_offset / c0) * frac], k1, 1, false);
     } else if constexpr (sizeof(T) == 2) {
-      // L1 holds A^T [l1_k x m]: fractal (k1, m1) at m1 * Kp/16 + k1; transposing each 16x16 gives
-      // the Zz fractal (m1, k1).
-      const uint32_t kp = Form::PaddedRows(l1_k);
-      const uint32_t k1 = CeilDiv(k_part, c0);
-      for (uint32_t m1 = 0; m1 < CeilDiv(m, kFractalRows); ++m1) {
-        Load2D(dst[m1 * k1 * frac], src[m1 * kp * c0 + (k_offset / kFractalRows) * frac], k1, 1,
-               true);
+      // Bands of 16 k of A^T: fractal (k band j, m1) at j * band + m1; transposed it is the Zz
+      // fractal (m1, j).
+      const uint32_t band = Form::BandElems(m);
+      for (uint32_t i = 0; i < CeilDiv(m, kFractalRows); ++i) {
+        Load2D(dst[i * k1 * frac], src[(k_offset / kFractalRows) * band + i * frac], k1,
+               band / frac, true);
       }
     } else if constexpr (sizeof(T) == 1) {
-      // Column block b (32 m) of A^T: squares of 32 k x 32 m (two fractals stacked) along k; each
-      // transposes into the Zz fractals (2b, k1) and (2b + 1, k1), K1 fractals apart.
-      const uint32_t kp = Form::PaddedRows(l1_k);
-      const uint32_t k1 = CeilDiv(k_part, c0);
+      // Bands of 32 k: square (q, b) = two stacked fractals of column block b (32 m) of band q;
+      // transposed it is the Zz fractals (2b, q) and (2b + 1, q), K1 fractals apart.
+      const uint32_t band = Form::BandElems(m);
       for (uint32_t b = 0; b < CeilDiv(m, 32); ++b) {
         ::tessera::kernel::LoadDataWithTranspose(
-            dst[2 * b * k1 * frac], src[b * kp * c0 + (k_offset / 32) * 2 * frac],
-            ::tessera::kernel::LoadData2dTransposeParams{0, k1, 1, 0, k1 - 1});
+            dst[2 * b * k1 * frac], src[(k_offset / 32) * band + b * 2 * frac],
+            ::tessera::kernel::LoadData2dTransposeParams{0, k1, band / (2 * frac), 0, k1 - 1});
       }
     } else {
-      // b32: band j (16 k) of A^T is a 16-row Nz matrix; its squares (16 k x 16 m: two 16x8
-      // fractals) along m transpose into the Zz fractals (i, 2j) and (i, 2j + 1) of strip i,
-      // strips K1 fractals apart. With K1 odd the last band's second fractal lands on the next
-      // strip's first, so the bands run backwards and band 0 rewrites it last.
-      const uint32_t band = kFractalRows * Form::PaddedCols(m);
-      const uint32_t k1 = CeilDiv(k_part, c0);
+      // b32: band j (16 k) is a 16-row Nz matrix; its squares (16 k x 16 m: two 16x8 fractals)
+      // along m transpose into the Zz fractals (i, 2j) and (i, 2j + 1) of strip i, strips K1
+      // fractals apart. With K1 odd the last band's second fractal lands on the next strip's
+      // first, so the bands run backwards and band 0 rewrites it last.
+      const uint32_t band = Form::BandElems(m);
       for (uint32_t j = CeilDiv(k_part, kFractalRows); j-- > 0;) {
         ::tessera::kernel::LoadDataWithTranspose(dst[2 * j * frac],
                                                  src[(k_offset / kFractalRows + j) * band],
@@ -158,21 +180,11 @@ struct CopyL1ToL0A {
       }
     }
   }
-
-  static void Load2D(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count,
-                     uint32_t src_stride, bool transpose) {
-    for (uint32_t done = 0; done < count; done += 255) {
-      const uint32_t n = std::min<uint32_t>(255, count - done);
-      ::tessera::kernel::LoadData(
-          dst[done * kFractalElems<T>], src[done * src_stride * kFractalElems<T>],
-          ::tessera::kernel::LoadData2DParams{0, n, src_stride, 0, 0, transpose, 0});
-    }
-  }
 };
 
-// L1 -> L0B: the k_part x n part of B starting at row k_offset of an L1 tile with `l1_k` valid
-// rows of B (as B [k x n] when kRowMajor_, else as B^T [n x k]). L0B receives Zn with
-// N1 = ceil(n / 16) fractals per C0-row band of K (b8 row-major: N1 rounded up to even).
+// L1 -> L0B: the k_part x n part of B starting at row k_offset of an L1 tile holding `l1_k` rows
+// of B (as B when kRowMajor_, else as B^T with l1_k columns). L0B receives Zn with
+// N1 = ceil(n / 16) fractals per C0 rows of K.
 template <class T, bool kRowMajor_>
 struct CopyL1ToL0B {
   using Form = L1Form<T, kRowMajor_>;
@@ -181,36 +193,32 @@ struct CopyL1ToL0B {
                   uint32_t k_offset, uint32_t l1_k) {
     constexpr uint32_t c0 = kC0<T>;
     constexpr uint32_t frac = kFractalElems<T>;
+    const uint32_t n1 = CeilDiv(n, kFractalRows);
+    const uint32_t k1 = CeilDiv(k_part, c0);
     if constexpr (!kRowMajor_) {
-      // L1 holds B^T [n x l1_k] in Nz: fractal (n1, k1) at k1 * N1 + n1 - already the Zn order.
-      (void)l1_k;
-      const uint32_t np = Form::PaddedRows(n);
-      CopyL1ToL0A<T, false>::Load2D(dst, src[(k_offset / c0) * np * c0],
-                                    CeilDiv(k_part, c0) * (np / kFractalRows), 1, false);
+      // Bands of 16 n of B^T: fractal (n1, k1) at n1 * band + k1 is the Zn fractal (k1, n1).
+      const uint32_t band = Form::BandElems(l1_k);
+      for (uint32_t j = 0; j < k1; ++j)
+        Load2D(dst[j * n1 * frac], src[(k_offset / c0 + j) * frac], n1, band / frac, false);
     } else if constexpr (sizeof(T) == 2) {
-      // L1 holds B [l1_k x n]: fractal (k1, n1) at n1 * Kp/16 + k1; transposed it is Zn (k1, n1).
-      const uint32_t kp = Form::PaddedRows(l1_k);
-      const uint32_t n1 = CeilDiv(n, kFractalRows);
-      for (uint32_t k1 = 0; k1 < CeilDiv(k_part, c0); ++k1) {
-        CopyL1ToL0A<T, false>::Load2D(dst[k1 * n1 * frac], src[(k_offset / c0 + k1) * frac], n1,
-                                      kp / kFractalRows, true);
-      }
+      // Bands of 16 k: fractal (k1, n1) at k1 * N1 + n1 (the band is N1 fractals wide);
+      // transposed one by one they are Zn in the same order.
+      const uint32_t band = Form::BandElems(n);
+      Load2D(dst, src[(k_offset / kFractalRows) * band], k1 * n1, 1, true);
     } else if constexpr (sizeof(T) == 1) {
-      // Squares of 32 k x 32 n (two fractals stacked in column block b) transpose into the Zn
-      // fractals (k1, 2b) and (k1, 2b + 1). With N1 odd the last square's second fractal lands on
-      // (k1 + 1, 0), which the next k1 rewrites; the one past the last k1 is outside the tile.
-      const uint32_t kp = Form::PaddedRows(l1_k);
-      const uint32_t n1 = CeilDiv(n, kFractalRows);
-      for (uint32_t k1 = 0; k1 < CeilDiv(k_part, c0); ++k1) {
+      // Bands of 32 k: square (q, b) transposes into the Zn fractals (q, 2b) and (q, 2b + 1).
+      // With N1 odd the last square's second fractal lands on (q + 1, 0), which the next q
+      // rewrites; the one past the last q is outside the tile.
+      const uint32_t band = Form::BandElems(n);
+      for (uint32_t q = 0; q < k1; ++q) {
         ::tessera::kernel::LoadDataWithTranspose(
-            dst[k1 * n1 * frac], src[(k_offset / c0 + k1) * 2 * frac],
-            ::tessera::kernel::LoadData2dTransposeParams{0, CeilDiv(n, 32), kp / 32, 1, 0});
+            dst[q * n1 * frac], src[(k_offset / 32 + q) * band],
+            ::tessera::kernel::LoadData2dTransposeParams{0, CeilDiv(n, 32), 1, 1, 0});
       }
     } else {
       // b32: band j (16 k) is a 16-row Nz matrix; its squares (16 k x 16 n) along n transpose into
       // the Zn fractals (2j, i) and (2j + 1, i), N1 fractals apart.
-      const uint32_t band = kFractalRows * Form::PaddedCols(n);
-      const uint32_t n1 = CeilDiv(n, kFractalRows);
+      const uint32_t band = Form::BandElems(n);
       for (uint32_t j = 0; j < CeilDiv(k_part, kFractalRows); ++j) {
         ::tessera::kernel::LoadDataWithTranspose(
             dst[2 * j * n1 * frac], src[(k_offset / kFractalRows + j) * band],
