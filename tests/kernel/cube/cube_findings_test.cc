@@ -276,8 +276,8 @@ void UnitFlags() {
   LocalTensor<half> a2 = l0a.Alloc<TPosition::A2, half>(256);
   LocalTensor<half> b2 = l0b.Alloc<TPosition::B2, half>(256);
   LocalTensor<float> c1 = l0c.Alloc<TPosition::CO1, float>(256);
-  std::memset(a2.GetPhyAddr(), 0, 512);
-  std::memset(b2.GetPhyAddr(), 0, 512);
+  std::memset(static_cast<void*>(a2.GetPhyAddr()), 0, 512);
+  std::memset(static_cast<void*>(b2.GetPhyAddr()), 0, 512);
   if (kFirstFlag >= 0) Mmad(c1, a2, b2, MmadParams{16, 16, 16, kFirstFlag, false, true});
   Mmad(c1, a2, b2, MmadParams{16, 16, 16, kMmadFlag, false, kFirstFlag < 0});
   GlobalTensor<float> g;

@@ -24,7 +24,7 @@ template <class T>
 void Nd2NzKernel(T* src, uint64_t src_count, T* out, uint32_t l1_count, Nd2NzParams p) {
   LocalMemAllocator<Hardware::L1> l1;
   LocalTensor<T> a1 = l1.Alloc<TPosition::A1, T>(l1_count);
-  std::memset(a1.GetPhyAddr(), kPoison, l1_count * sizeof(T));
+  std::memset(static_cast<void*>(a1.GetPhyAddr()), kPoison, l1_count * sizeof(T));
   GlobalTensor<T> g;
   g.SetGlobalBuffer(src, src_count);
   DataCopy(a1, g, p);
@@ -116,7 +116,7 @@ void LoadKernel(T* src, uint32_t l1_count, T* out, uint32_t l0_count, bool to_b,
     LocalMemAllocator<Hardware::L0A> l0a;
     dst = l0a.Alloc<TPosition::A2, T>(l0_count);
   }
-  std::memset(dst.GetPhyAddr(), kPoison, l0_count * sizeof(T));
+  std::memset(static_cast<void*>(dst.GetPhyAddr()), kPoison, l0_count * sizeof(T));
   if constexpr (kWithTranspose) {
     LoadDataWithTranspose(dst, a1, p);
   } else {
@@ -132,7 +132,7 @@ std::vector<T> LoadData2DModel(const std::vector<T>& src, size_t out_count,
   constexpr size_t frac = 512 / sizeof(T);
   constexpr size_t c0 = 32 / sizeof(T);
   std::vector<T> out(out_count);
-  std::memset(out.data(), kPoison, out_count * sizeof(T));
+  std::memset(static_cast<void*>(out.data()), kPoison, out_count * sizeof(T));
   for (size_t i = 0; i < p.repeatTimes; ++i) {
     const size_t s =
         (p.addrMode == 0 ? p.startIndex + i * p.srcStride : p.startIndex - i * p.srcStride) * frac;
@@ -186,7 +186,7 @@ std::vector<T> TransposeModel(const std::vector<T>& src, size_t out_count,
   constexpr size_t side = sizeof(T) == 1 ? 32 : 16;
   constexpr size_t fracs = sizeof(T) == 2 ? 1 : 2;
   std::vector<T> out(out_count);
-  std::memset(out.data(), kPoison, out_count * sizeof(T));
+  std::memset(static_cast<void*>(out.data()), kPoison, out_count * sizeof(T));
   // Element (r, c) of an S x S Nz square: column block c / c0 holds S rows of c0.
   auto at = [&](size_t r, size_t c) { return (c / c0) * side * c0 + r * c0 + c % c0; };
   for (size_t i = 0; i < p.repeatTimes; ++i) {
