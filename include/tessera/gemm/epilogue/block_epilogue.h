@@ -112,8 +112,8 @@ class BlockEpilogue {
       k::GlobalTensor<ElementX> gx;
       gx.SetGlobalBuffer(const_cast<ElementX*>(static_cast<const ElementX*>(p.x)) + n0, cols);
       const auto raw = x_buf_.template Get<ElementX>();
-      // The row goes to the bias slot's neighbour: tmp row 0 is reused per chunk below, so keep the
-      // scaled row in the bias buffer when there is no bias, else fold it into the bias.
+      // beta * X is one more row to add to every output row: fold it into the bias row (tmp is
+      // only scratch here; the chunks below reuse it).
       LoadRows(raw, gx, 1, cols, cols, pitch);
       const auto row = tmp[0];
       ToAcc(row, raw, pitch);

@@ -5,15 +5,16 @@
 //   - TileMmad<T>: L0A x L0B -> L0C (Mmad);
 //   - CopyL0CToGm<TOut, TAcc>: L0C Nz -> GM ND, converting on the way (Fixpipe).
 //
-// How an operand sits in L1 (the "L1 form"): as bands of B rows, each band its own Nz matrix
-// (B x columns), so the fractals of a band are contiguous - Zz order for a row-major A, which
-// LoadData then moves in long runs - and Nd2Nz writes stay within a few KB (one Nz matrix of the
-// whole tile puts its column blocks Hp x 32 bytes apart, 4 KB or more, which thrashes the CPU's
-// L1 sets). B is 16, except for b8 tiles transposed on the way to L0 (two 16-row fractals
-// stacked make one 32 x 32 square): 32. Columns are padded to C0, or for tiles transposed on the
-// way to L0 to the square width (b16 16, b8 32, b32 16: two 16x8 fractals side by side).
-// Which tiles transpose: A column-major ([K, M] in GM) and B row-major ([K, N]) go through
-// LoadData ifTranspose (b16) or LoadDataWithTranspose (b8, b32); A row-major and B column-major
+// How an operand sits in L1 (the "L1 form"): as bands of kBandRows rows, each band its own Nz
+// matrix (kBandRows x columns), so the fractals of a band are contiguous - Zz order for a row-major
+// A, which LoadData then moves in long runs - and Nd2Nz writes stay within a few KB (one Nz matrix
+// of the whole tile puts its column blocks Hp x 32 bytes apart, 4 KB or more, the stride that
+// maps onto the same CPU cache sets). kBandRows is 16, except for b8 tiles transposed on the way to
+// L0 (two 16-row fractals stacked make one 32 x 32 square): 32. Columns are padded to C0, or for
+// tiles transposed on the way to L0 to the square width (b16 16, b8 32, b32 16: two 16x8 fractals
+// side by side). Which tiles transpose: A column-major ([K, M] in GM) and B row-major ([K, N]) go
+// through LoadData ifTranspose (b16) or LoadDataWithTranspose (b8, b32); A row-major and B
+// column-major
 // ([N, K]) are already in fractal order.
 #pragma once
 
