@@ -126,6 +126,35 @@ constexpr auto MakeTable(std::integer_sequence<int, Ms...>) {
   return KernelTable<C0U, Op, Ms...>::Make();
 }
 
+// Columns of C in B panels: groups of kNv fractal columns (16 columns each), except that a
+// last group of one is avoided (3 + 1 -> 2 + 2): a one-vector block issues 8 FMAs per 9 loads.
+struct PanelMap {
+  uint32_t n1;          // fractal columns
+  uint32_t panels;      // number of panels
+  uint32_t plain;       // panels of kNv fractal columns (the first ones)
+  uint32_t split_from;  // first fractal column of the two narrowed panels (n1 when none)
+
+  explicit PanelMap(uint32_t n1_) : n1(n1_) {
+    panels = (n1 + kNv - 1) / kNv;
+    const bool split = kNv == 3 && n1 % 3 == 1 && n1 >= 4;
+    plain = split ? panels - 2 : panels;
+    split_from = split ? plain * kNv : n1;
+  }
+  // Panel and lane offset of fractal column nf.
+  uint32_t PanelOf(uint32_t nf) const {
+    return nf < split_from ? nf / kNv : plain + (nf - split_from) / 2;
+  }
+  uint32_t LaneOf(uint32_t nf) const {
+    return (nf < split_from ? nf % kNv : (nf - split_from) % 2) * 16;
+  }
+  // First fractal column and width (in fractal columns) of panel p.
+  uint32_t Start(uint32_t p) const { return p < plain ? p * kNv : split_from + (p - plain) * 2; }
+  uint32_t Width(uint32_t p) const {
+    const uint32_t end = p + 1 < panels ? Start(p + 1) : n1;
+    return end - Start(p);
+  }
+};
+
 // The operands of one call in engine form.
 struct EngineArgs {
   const uint32_t* a;     // Zz units with c0u units per fractal row
@@ -153,12 +182,13 @@ void Engine(const EngineArgs& e) {
     p.odd_tail = last_k && e.odd_tail;
     p.load_c = e.accumulate || k0 > 0;
     p.c_stride = mp16;
-    for (uint32_t col0 = 0; col0 < e.n; col0 += kNr) {
-      const uint32_t cols = e.n - col0 < uint32_t(kNr) ? e.n - col0 : uint32_t(kNr);
-      const int nv = int((cols + 15) / 16);
-      const uint32_t last_cols = cols - uint32_t(nv - 1) * 16;
-      p.last_mask = static_cast<__mmask16>((1u << last_cols) - 1u);
-      p.b = e.b + size_t(col0 / kNr) * e.b_panel + size_t(k0) * kNr;
+    const PanelMap map((e.n + 15) / 16);
+    for (uint32_t panel = 0; panel < map.panels; ++panel) {
+      const uint32_t col0 = map.Start(panel) * 16;
+      const int nv = int(map.Width(panel));
+      const uint32_t last_cols = e.n - col0 - uint32_t(nv - 1) * 16;
+      p.last_mask = static_cast<__mmask16>(last_cols >= 16 ? 0xFFFFu : (1u << last_cols) - 1u);
+      p.b = e.b + size_t(panel) * e.b_panel + size_t(k0) * kNr;
       p.bias = (!p.load_c && e.bias != nullptr) ? e.bias + col0 : nullptr;
       // Row blocks never cross a 16-row strip, so a block's A rows sit at r * C0U.
       for (uint32_t row0 = 0; row0 < e.m;) {
@@ -216,11 +246,12 @@ template <int C0U, class Convert>
 void PackB(const uint8_t* b, uint32_t k1, uint32_t n1, uint32_t* packed, size_t panel_units,
            Convert convert) {
   alignas(64) uint32_t tmp[16 * C0U];
+  const PanelMap map(n1);
   for (uint32_t kf = 0; kf < k1; ++kf) {
     for (uint32_t nf = 0; nf < n1; ++nf) {
       const uint8_t* src = b + (size_t(kf) * n1 + nf) * 512;
-      uint32_t* dst = packed + size_t(nf / kNv) * panel_units + size_t(kf) * C0U * kNr;
-      const uint32_t lane = (nf % kNv) * 16;
+      uint32_t* dst = packed + size_t(map.PanelOf(nf)) * panel_units + size_t(kf) * C0U * kNr;
+      const uint32_t lane = map.LaneOf(nf);
       if constexpr (C0U == 8) {
         ScatterFractal<8>(reinterpret_cast<const uint32_t*>(src), dst, lane);
       } else {
@@ -277,7 +308,7 @@ template <class BfOp, class S16Op>
 void RunSimd(const MmadCall& call) {
   const uint32_t m = call.m, n = call.n, k = call.k;
   const uint32_t n1 = CeilDiv(n, 16);
-  const uint32_t panels = CeilDiv(n, kNr);
+  const uint32_t panels = PanelMap(n1).panels;
   EngineArgs e{};
   e.c = static_cast<uint32_t*>(call.c);
   e.bias = static_cast<const uint32_t*>(call.bias);
