@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "builtin_nn.h"
 #include "tessera/core/float16.h"
 #include "tessera/tessera_nn.h"
 
@@ -434,6 +435,33 @@ TEST(MatMulActOpTest, EveryActivation) {
       }
     }
   }
+}
+
+// The package's generated typed op API (builtin_nn.h) reaches the same operators.
+TEST(MatMulOpTest, GeneratedOpApi) {
+  const int64_t m = 17, n = 15, k = 33;
+  DevTensor x1({k, m}, TSR_FLOAT), x2({k, n}, TSR_FLOAT), bias({n}, TSR_FLOAT),
+      y({m, n}, TSR_FLOAT);
+  const auto a = Random(x1.numel, TSR_FLOAT, 600), b = Random(x2.numel, TSR_FLOAT, 601),
+             bv = Random(bias.numel, TSR_FLOAT, 602);
+  x1.Upload(a);
+  x2.Upload(b);
+  bias.Upload(bv);
+  uint64_t ws = 0;
+  tsrOpExecutor* exec = nullptr;
+  ASSERT_EQ(tsr_builtin_MatMulGetWorkspaceSize(x1.t, x2.t, bias.t, 1, 0, y.t, &ws, &exec),
+            TSR_SUCCESS)
+      << tsrGetLastErrorMessage();
+  void* workspace = nullptr;
+  if (ws > 0) ASSERT_EQ(tsrMalloc(&workspace, ws), TSR_SUCCESS);
+  ASSERT_EQ(tsr_builtin_MatMul(workspace, ws, exec, nullptr), TSR_SUCCESS)
+      << tsrGetLastErrorMessage();
+  ASSERT_EQ(tsrSynchronizeStream(nullptr), TSR_SUCCESS) << tsrGetLastErrorMessage();
+  if (workspace != nullptr) tsrFree(workspace);
+  auto ref = Product(a, true, b, false, m, n, k);
+  for (size_t i = 0; i < ref.size(); ++i)
+    ref[i] += bv[i % static_cast<size_t>(n)];
+  ExpectMatches(y.Download(), ref, k, TSR_FLOAT, "tsr_builtin_MatMul x1^T bias");
 }
 
 // Stage 1 fails with a message containing `needle`; nothing is launched.
