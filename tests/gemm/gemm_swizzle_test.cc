@@ -91,7 +91,9 @@ TEST(GemmBlockTile, ColumnMajorANeverGetsAOneRowBlock) {
     const MatrixCoord t = kernel::BlockTileFor(GemmCoord{m, 5, 5}, 128, 256, true);
     EXPECT_EQ(t.column, 256u);
     EXPECT_GE(t.row, 16u);
-    if (m > 1) EXPECT_NE(m % t.row, 1u) << "M " << m;
+    if (m > 1) {
+      EXPECT_NE(m % t.row, 1u) << "M " << m;
+    }
     EXPECT_EQ(kernel::BlockTileFor(GemmCoord{m, 5, 5}, 128, 256, false).row, 128u);
   }
   EXPECT_EQ(kernel::BlockTileFor(GemmCoord{129, 5, 5}, 128, 256, true).row, 112u);
