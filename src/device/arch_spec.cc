@@ -225,14 +225,17 @@ Result<ArchSpec> FindProfile(std::string_view name) {
   spec.l0a_bytes = 64 << 10;
   spec.l0b_bytes = 64 << 10;
   spec.l0c_bytes = 128 << 10;
+  spec.bt_bytes = 1 << 10;
+  spec.fb_bytes = 2 << 10;
   spec.alignment = 32;
   spec.task_ration = 2;
   if (name == "native") {
-    // One vector core per hardware thread; AI cores paired 1:2 with them so MIX kernels written for
-    // an NPU run unchanged.
+    // One vector core and one AI core per hardware thread. Cube work (Mmad) is compute-bound, so an
+    // AIC-only or MIX launch of aic_cores groups needs one AI core per thread to use the machine;
+    // MIX groups still pair each AIC with 2 AIVs, which fibers run alongside.
     spec.name = "native";
     spec.aiv_cores = HardwareThreads();
-    spec.aic_cores = (spec.aiv_cores + 1) / 2;
+    spec.aic_cores = spec.aiv_cores;
     spec.emulated = false;
     return spec;
   }

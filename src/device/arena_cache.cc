@@ -36,7 +36,9 @@ ArenaLease::ArenaLease(BlockContext& ctx, const ArchSpec& arch, bool checked) {
   const size_t l0a = cube ? Round(arch.l0a_bytes) : 0;
   const size_t l0b = cube ? Round(arch.l0b_bytes) : 0;
   const size_t l0c = cube ? Round(arch.l0c_bytes) : 0;
-  bytes_ = ub + l1 + l0a + l0b + l0c;
+  const size_t bt = cube ? Round(arch.bt_bytes) : 0;
+  const size_t fb = cube ? Round(arch.fb_bytes) : 0;
+  bytes_ = ub + l1 + l0a + l0b + l0c + bt + fb;
   if (bytes_ == 0) return;
   auto& list = tls_cache.free_by_size[bytes_];
   if (!list.empty()) {
@@ -52,7 +54,9 @@ ArenaLease::ArenaLease(BlockContext& ctx, const ArchSpec& arch, bool checked) {
     ctx.l1 = p, ctx.l1_bytes = arch.l1_bytes, p += l1;
     ctx.l0a = p, ctx.l0a_bytes = arch.l0a_bytes, p += l0a;
     ctx.l0b = p, ctx.l0b_bytes = arch.l0b_bytes, p += l0b;
-    ctx.l0c = p, ctx.l0c_bytes = arch.l0c_bytes;
+    ctx.l0c = p, ctx.l0c_bytes = arch.l0c_bytes, p += l0c;
+    ctx.bt = bt ? p : nullptr, ctx.bt_bytes = arch.bt_bytes, p += bt;
+    ctx.fb = fb ? p : nullptr, ctx.fb_bytes = arch.fb_bytes;
   } else {
     ctx.ub = p, ctx.ub_bytes = arch.ub_bytes;
   }

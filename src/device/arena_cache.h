@@ -1,5 +1,6 @@
-// On-chip arenas (UB for vector cores; L1/L0A/L0B/L0C for AI cores) lent to a block while it runs.
-// Each thread keeps its own cache, since a block's fiber never leaves the thread that started it.
+// On-chip arenas (UB for vector cores; L1/L0A/L0B/L0C/bias table/fixpipe buffer for AI cores) lent
+// to a block while it runs. Each thread keeps its own cache, since a block's fiber never leaves the
+// thread that started it.
 #pragma once
 
 #include "tessera/device/arch_spec.h"

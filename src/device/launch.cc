@@ -63,16 +63,25 @@ std::string BlockLabel(const BlockContext& ctx) {
 
 }  // namespace
 
+// Cross-core flag state of a launch, created on the first flag use.
 struct LaunchJob::FlagTable {
-  explicit FlagTable(uint32_t groups)
-      : all(kFlagCount),
+  FlagTable(uint32_t cores, uint32_t groups)
+      : counts(size_t{cores} * kFlagCount),
+        claimed(size_t{cores} * kFlagCount),
+        all_aic(kFlagCount),
+        all_aiv(kFlagCount),
         group_vector(size_t{groups} * kFlagCount),
-        to_aiv(size_t{groups} * kFlagCount),
-        to_aic(size_t{groups} * kFlagCount) {}
-  std::vector<std::atomic<uint64_t>> all;
+        vector_to_cube(size_t{groups} * kFlagCount) {}
+  // Per core (fiber index) and flag id: counts received, and waits begun (a wait claims the count
+  // it will consume before it blocks), so counts - claimed is what the NPU's counter would hold.
+  std::vector<std::atomic<uint64_t>> counts;
+  std::vector<std::atomic<uint64_t>> claimed;
+  // Arrivals of the multi-setter modes: mode 0 per core type, mode 1 and the AIV side of mode 2
+  // per group.
+  std::vector<std::atomic<uint64_t>> all_aic;
+  std::vector<std::atomic<uint64_t>> all_aiv;
   std::vector<std::atomic<uint64_t>> group_vector;
-  std::vector<std::atomic<uint64_t>> to_aiv;
-  std::vector<std::atomic<uint64_t>> to_aic;
+  std::vector<std::atomic<uint64_t>> vector_to_cube;
 };
 
 LaunchJob::LaunchJob(LaunchRequest&& request, std::string name, const ArchSpec& arch, bool checked,
@@ -257,7 +266,7 @@ LaunchJob::FlagTable& LaunchJob::Flags() {
   FlagTable* table = flags_.load(std::memory_order_acquire);
   if (table) return *table;
   const uint32_t groups = request_.config.type == KernelType::kMix ? request_.config.block_dim : 0;
-  auto* fresh = new FlagTable(groups);
+  auto* fresh = new FlagTable(total(), groups);
   if (flags_.compare_exchange_strong(table, fresh, std::memory_order_acq_rel)) return *fresh;
   delete fresh;
   return *table;
@@ -290,21 +299,77 @@ void CheckFlagArgs(const BlockContext& ctx, const char* api, CrossCoreMode mode,
 
 }  // namespace
 
+uint32_t LaunchJob::CoresOfType(CoreType type) const {
+  const uint32_t dim = request_.config.block_dim;
+  switch (request_.config.type) {
+    case KernelType::kMix:
+      return type == CoreType::kAic ? dim : dim * arch_.task_ration;
+    case KernelType::kAic:
+      return type == CoreType::kAic ? dim : 0;
+    default:
+      return type == CoreType::kAiv ? dim : 0;
+  }
+}
+
+void LaunchJob::Deliver(CrossCoreMode mode, uint32_t fiber, uint32_t flag_id) {
+  FlagTable& t = Flags();
+  const size_t slot = size_t{fiber} * kFlagCount + flag_id;
+  const uint64_t now = t.counts[slot].fetch_add(1, std::memory_order_seq_cst) + 1;
+  if (!checked_) return;
+  const uint64_t claimed = t.claimed[slot].load(std::memory_order_seq_cst);
+  if (now > claimed && now - claimed > kMaxCrossCoreFlagCount) {
+    BlockContext target;
+    FillContext(target, fiber);
+    throw BlockFailure{KernelError(
+        "CrossCoreSetFlag(mode " + std::to_string(static_cast<int>(mode)) + "): flag " +
+        std::to_string(flag_id) + " of block " + std::to_string(target.block_idx) + " (" +
+        CoreTypeName(target.core_type) + ") would count " + std::to_string(now - claimed) +
+        " pending sets; a cross-core flag counts at most " +
+        std::to_string(kMaxCrossCoreFlagCount) +
+        " (the NPU aborts the kernel): let the waiter catch up, e.g. wait on a reverse flag "
+        "every 15 sets")};
+  }
+}
+
 void LaunchJob::SetFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id) {
   CheckFlagArgs(ctx, "CrossCoreSetFlag", mode, flag_id);
   FlagTable& t = Flags();
-  const size_t slot = size_t{ctx.group} * kFlagCount + flag_id;
+  const uint32_t cpg = cores_per_group_;
+  const bool mix = request_.config.type == KernelType::kMix;
   switch (mode) {
-    case CrossCoreMode::kAllCores:
-      t.all[flag_id].fetch_add(1, std::memory_order_acq_rel);
+    case CrossCoreMode::kAllCores: {
+      // A barrier over every core of the setter's type: they must all be resident.
+      RequireResident("CrossCoreSetFlag(mode 0)");
+      const bool cube = ctx.core_type == CoreType::kAic;
+      const uint32_t n = CoresOfType(ctx.core_type);
+      const uint64_t arrived =
+          (cube ? t.all_aic : t.all_aiv)[flag_id].fetch_add(1, std::memory_order_acq_rel) + 1;
+      if (arrived % n != 0) break;
+      for (uint32_t f = 0; f < total(); ++f) {
+        const bool f_cube = mix ? f % cpg == 0 : request_.config.type == KernelType::kAic;
+        if (f_cube == cube) Deliver(mode, f, flag_id);
+      }
       break;
-    case CrossCoreMode::kGroupVector:
-      t.group_vector[slot].fetch_add(1, std::memory_order_acq_rel);
+    }
+    case CrossCoreMode::kGroupVector: {
+      const size_t slot = size_t{ctx.group} * kFlagCount + flag_id;
+      const uint64_t arrived = t.group_vector[slot].fetch_add(1, std::memory_order_acq_rel) + 1;
+      if (arrived % arch_.task_ration != 0) break;
+      for (uint32_t s = 0; s < arch_.task_ration; ++s)
+        Deliver(mode, ctx.group * cpg + 1 + s, flag_id);
       break;
-    case CrossCoreMode::kGroupCubeVector:
-      (ctx.core_type == CoreType::kAic ? t.to_aiv : t.to_aic)[slot].fetch_add(
-          1, std::memory_order_acq_rel);
+    }
+    case CrossCoreMode::kGroupCubeVector: {
+      if (ctx.core_type == CoreType::kAic) {
+        for (uint32_t s = 0; s < arch_.task_ration; ++s)
+          Deliver(mode, ctx.group * cpg + 1 + s, flag_id);
+        break;
+      }
+      const size_t slot = size_t{ctx.group} * kFlagCount + flag_id;
+      const uint64_t arrived = t.vector_to_cube[slot].fetch_add(1, std::memory_order_acq_rel) + 1;
+      if (arrived % arch_.task_ration == 0) Deliver(mode, ctx.group * cpg, flag_id);
       break;
+    }
     default:
       break;
   }
@@ -313,28 +378,13 @@ void LaunchJob::SetFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id)
 
 void LaunchJob::WaitFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id) {
   CheckFlagArgs(ctx, "CrossCoreWaitFlag", mode, flag_id);
-  RequireResident("CrossCoreWaitFlag");  // waiting blocks hold their cores, as on the NPU
   FlagTable& t = Flags();
-  const size_t slot = size_t{ctx.group} * kFlagCount + flag_id;
-  const uint64_t round = ++ctx.flag_waits[static_cast<int>(mode)][flag_id];
-  switch (mode) {
-    case CrossCoreMode::kAllCores:
-      Wait(ctx, t.all[flag_id], round * total(), "CrossCoreWaitFlag(mode 0)", flag_id);
-      break;
-    case CrossCoreMode::kGroupVector:
-      Wait(ctx, t.group_vector[slot], round * arch_.task_ration, "CrossCoreWaitFlag(mode 1)",
-           flag_id);
-      break;
-    case CrossCoreMode::kGroupCubeVector:
-      if (ctx.core_type == CoreType::kAic) {
-        Wait(ctx, t.to_aic[slot], round * arch_.task_ration, "CrossCoreWaitFlag(mode 2)", flag_id);
-      } else {
-        Wait(ctx, t.to_aiv[slot], round, "CrossCoreWaitFlag(mode 2)", flag_id);
-      }
-      break;
-    default:
-      break;
-  }
+  const size_t slot = size_t{ctx.fiber_index} * kFlagCount + flag_id;
+  const uint64_t round = ++ctx.flag_waits[flag_id];
+  t.claimed[slot].store(round, std::memory_order_seq_cst);
+  static const char* const kWhat[] = {"CrossCoreWaitFlag(mode 0)", "CrossCoreWaitFlag(mode 1)",
+                                      "CrossCoreWaitFlag(mode 2)"};
+  Wait(ctx, t.counts[slot], round, kWhat[static_cast<int>(mode)], flag_id);
 }
 
 void LaunchJob::OnStall() {

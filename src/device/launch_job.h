@@ -48,6 +48,11 @@ class LaunchJob final : public Job, public StreamOp {
   void Wait(BlockContext& ctx, const std::atomic<uint64_t>& counter, uint64_t target,
             const char* what, uint32_t flag);
   FlagTable& Flags();
+  // Cores of `type` in this launch.
+  uint32_t CoresOfType(CoreType type) const;
+  // Gives core `fiber` one count of flag `flag_id`; in checked mode fails the setter when the
+  // counter would exceed 15.
+  void Deliver(CrossCoreMode mode, uint32_t fiber, uint32_t flag_id);
   void FillContext(BlockContext& ctx, uint32_t fiber_index) const;
   uint32_t ResidentCoreLimit() const;
   // Fails the block (throws) when the launch is wider than the cores that can be resident at once.

@@ -3,18 +3,26 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "tessera/device/block.h"
 #include "tessera/kernel/sync.h"
 
 namespace tessera::kernel::detail {
 
-enum class Memory : uint8_t { kUb = 0, kL1, kL0a, kL0b, kL0c, kCount };
+enum class Memory : uint8_t { kUb = 0, kL1, kL0a, kL0b, kL0c, kBt, kFb, kCount };
 
 struct KernelBlockState {
   uint64_t used[static_cast<int>(Memory::kCount)] = {};  // bytes handed out by TPipes
   // SetFlag count minus WaitFlag count per event and id (checked mode only).
   int32_t flags[static_cast<int>(HardEvent::kCount)][kMaxEventId] = {};
+  // Checked mode: the unitFlag of the last Mmad into each L0C tile (by its start address), so a
+  // Fixpipe draining the tile can be checked against it.
+  struct UnitFlagRecord {
+    const void* l0c;
+    uint8_t unit_flag;
+  };
+  std::vector<UnitFlagRecord> unit_flags;
 };
 
 // The running block's state, created on first use. Fails (throws) outside a kernel.

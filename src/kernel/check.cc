@@ -49,8 +49,9 @@ void Record(std::string_view api, const std::string& message) {
 }  // namespace
 
 const char* TPositionName(TPosition pos) {
-  static const char* const kNames[] = {"GM", "VECIN", "VECOUT", "VECCALC", "A1",  "A2",
-                                       "B1", "B2",    "C1",     "C2",      "CO1", "CO2"};
+  static const char* const kNames[] = {"GM",  "VECIN", "VECOUT", "VECCALC",  "A1",
+                                       "A2",  "B1",    "B2",     "C1",       "C2",
+                                       "CO1", "CO2",   "TSCM",   "C2PIPE2GM"};
   const auto i = static_cast<size_t>(pos);
   return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "invalid";
 }

@@ -9,7 +9,7 @@ namespace detail {
 namespace {
 
 const char* MemoryName(Memory m) {
-  static const char* const kNames[] = {"UB", "L1", "L0A", "L0B", "L0C"};
+  static const char* const kNames[] = {"UB", "L1", "L0A", "L0B", "L0C", "BT", "FB"};
   return kNames[static_cast<int>(m)];
 }
 
@@ -18,7 +18,12 @@ Memory MemoryOf(TPosition pos) {
     case TPosition::A1:
     case TPosition::B1:
     case TPosition::C1:
+    case TPosition::TSCM:
       return Memory::kL1;
+    case TPosition::C2:
+      return Memory::kBt;
+    case TPosition::C2PIPE2GM:
+      return Memory::kFb;
     case TPosition::A2:
       return Memory::kL0a;
     case TPosition::B2:
@@ -43,6 +48,12 @@ void Arena(const device::BlockContext& ctx, Memory m, std::byte** base, size_t* 
       break;
     case Memory::kL0c:
       *base = ctx.l0c, *bytes = ctx.l0c_bytes;
+      break;
+    case Memory::kBt:
+      *base = ctx.bt, *bytes = ctx.bt_bytes;
+      break;
+    case Memory::kFb:
+      *base = ctx.fb, *bytes = ctx.fb_bytes;
       break;
     default:
       *base = ctx.ub, *bytes = ctx.ub_bytes;
@@ -81,7 +92,53 @@ const bool kHookInstalled = [] {
   return true;
 }();
 
+Memory MemoryOfHardware(Hardware hw) {
+  switch (hw) {
+    case Hardware::L1:
+      return Memory::kL1;
+    case Hardware::L0A:
+      return Memory::kL0a;
+    case Hardware::L0B:
+      return Memory::kL0b;
+    case Hardware::L0C:
+      return Memory::kL0c;
+    case Hardware::BIAS:
+      return Memory::kBt;
+    case Hardware::FIXBUF:
+      return Memory::kFb;
+    default:
+      return Memory::kUb;
+  }
+}
+
 }  // namespace
+
+std::byte* HardwareArena(Hardware hw, uint64_t* bytes, uint32_t* align) {
+  const device::BlockContext* ctx = device::CurrentBlock();
+  if (ctx == nullptr) KernelFail("LocalMemAllocator", "called outside a kernel");
+  if (hw == Hardware::GM || hw == Hardware::MAX) {
+    KernelFail("LocalMemAllocator", "Hardware::GM/MAX is not an on-chip memory");
+  }
+  const Memory m = MemoryOfHardware(hw);
+  std::byte* base = nullptr;
+  size_t capacity = 0;
+  Arena(*ctx, m, &base, &capacity);
+  if (base == nullptr) {
+    KernelFail("LocalMemAllocator", std::string("a ") + device::CoreTypeName(ctx->core_type) +
+                                        " core has no " + MemoryName(m));
+  }
+  static constexpr uint32_t kAlign[] = {32, 32, 512, 512, 1024, 64, 128};
+  *bytes = capacity;
+  *align = kAlign[static_cast<int>(m)];
+  return base;
+}
+
+void CheckPositionIn(Hardware hw, TPosition pos) {
+  if (MemoryOf(pos) != MemoryOfHardware(hw) || pos == TPosition::GM || pos == TPosition::CO2) {
+    KernelFail("LocalMemAllocator::Alloc", std::string("position ") + TPositionName(pos) +
+                                               " is not in " + MemoryName(MemoryOfHardware(hw)));
+  }
+}
 
 KernelBlockState& State(const char* api) {
   device::BlockContext* ctx = const_cast<device::BlockContext*>(device::CurrentBlock());
@@ -193,7 +250,7 @@ void QueueBase::Free(const void* addr, uint32_t generation) {
 
 TPipe::TPipe() {
   detail::KernelBlockState& state = detail::State("TPipe");
-  for (int m = 0; m < 5; ++m)
+  for (int m = 0; m < static_cast<int>(detail::Memory::kCount); ++m)
     start_[m] = state.used[m];
   checked_ = CheckedLaunch();
 }
@@ -208,7 +265,7 @@ void TPipe::Destroy() {
   const device::BlockContext* ctx = device::CurrentBlock();
   if (ctx == nullptr || ctx->layer_state == nullptr) return;
   auto* state = static_cast<detail::KernelBlockState*>(ctx->layer_state);
-  for (int m = 0; m < 5; ++m)
+  for (int m = 0; m < static_cast<int>(detail::Memory::kCount); ++m)
     state->used[m] = start_[m];
 }
 

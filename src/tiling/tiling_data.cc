@@ -37,16 +37,23 @@ Status ParseElement(const TilingField& field, std::string_view text, uint8_t* ds
   const char* first = text.data();
   const char* last = text.data() + text.size();
   const auto wrong_type = [&] {
-    return InvalidArgument("Tiling field '" + std::string(field.name) + "' expects " +
-                           std::string(field.type == TilingFieldType::kBool
-                                           ? "a bool (true/false/1/0)"
-                                       : field.type == TilingFieldType::kInt64 ? "an int64"
-                                                                               : "a float32") +
+    const char* expected = "a float32";
+    if (field.type == TilingFieldType::kBool) expected = "a bool (true/false/1/0)";
+    if (field.type == TilingFieldType::kInt64) expected = "an int64";
+    if (field.type == TilingFieldType::kInt32) expected = "an int32";
+    return InvalidArgument("Tiling field '" + std::string(field.name) + "' expects " + expected +
                            " value, got '" + std::string(text) + "'");
   };
   switch (field.type) {
     case TilingFieldType::kInt64: {
       int64_t v = 0;
+      const auto [ptr, ec] = std::from_chars(first, last, v);
+      if (ec != std::errc() || ptr != last || text.empty()) return wrong_type();
+      std::memcpy(dst, &v, sizeof(v));
+      return OkStatus();
+    }
+    case TilingFieldType::kInt32: {
+      int32_t v = 0;
       const auto [ptr, ec] = std::from_chars(first, last, v);
       if (ec != std::errc() || ptr != last || text.empty()) return wrong_type();
       std::memcpy(dst, &v, sizeof(v));
@@ -75,6 +82,11 @@ Status ParseElement(const TilingField& field, std::string_view text, uint8_t* ds
 }
 
 Status ParseField(const TilingField& field, std::string_view text, uint8_t* dst) {
+  if (field.type == TilingFieldType::kStruct) {
+    return InvalidArgument("Tiling field '" + std::string(field.name) + "' is an embedded " +
+                           std::string(field.nested->name) + "; set its fields one by one as '" +
+                           std::string(field.name) + ".<field>'");
+  }
   std::string_view body = Trim(text);
   const bool bracketed = body.size() >= 2 && body.front() == '[' && body.back() == ']';
   if (bracketed) body = Trim(body.substr(1, body.size() - 2));
@@ -106,6 +118,8 @@ Status ParseField(const TilingField& field, std::string_view text, uint8_t* dst)
   return OkStatus();
 }
 
+nlohmann::json FieldsJson(const TilingSchema& schema, const uint8_t* base);
+
 nlohmann::json ElementJson(const TilingField& field, const uint8_t* src) {
   switch (field.type) {
     case TilingFieldType::kInt64: {
@@ -113,6 +127,13 @@ nlohmann::json ElementJson(const TilingField& field, const uint8_t* src) {
       std::memcpy(&v, src, sizeof(v));
       return v;
     }
+    case TilingFieldType::kInt32: {
+      int32_t v;
+      std::memcpy(&v, src, sizeof(v));
+      return v;
+    }
+    case TilingFieldType::kStruct:
+      return FieldsJson(*field.nested, src);
     case TilingFieldType::kFloat32: {
       float v;
       std::memcpy(&v, src, sizeof(v));
@@ -128,7 +149,57 @@ nlohmann::json ElementJson(const TilingField& field, const uint8_t* src) {
   }
 }
 
+nlohmann::json FieldsJson(const TilingSchema& schema, const uint8_t* base) {
+  nlohmann::json fields = nlohmann::json::array();
+  for (const TilingField& f : schema.fields) {
+    const uint8_t* src = base + f.offset;
+    nlohmann::json value;
+    if (f.is_array) {
+      value = nlohmann::json::array();
+      for (uint32_t i = 0; i < f.length; ++i)
+        value.push_back(ElementJson(f, src + i * f.element_size()));
+    } else {
+      value = ElementJson(f, src);
+    }
+    nlohmann::json entry = {{"name", f.name},
+                            {"type", TilingFieldTypeName(f.type)},
+                            {"offset", f.offset},
+                            {"length", f.length},
+                            {"is_array", f.is_array}};
+    if (f.type == TilingFieldType::kStruct) entry["struct"] = f.nested->name;
+    entry["value"] = std::move(value);
+    fields.push_back(std::move(entry));
+  }
+  return fields;
+}
+
 }  // namespace
+
+Result<TilingFieldPath> FindTilingField(const TilingSchema& schema, std::string_view path) {
+  const TilingSchema* current = &schema;
+  TilingFieldPath out;
+  std::string_view rest = path;
+  while (true) {
+    const size_t dot = rest.find('.');
+    const std::string_view part = rest.substr(0, dot);
+    const TilingField* field = current->Find(part);
+    if (field == nullptr) {
+      return InvalidArgument("Tiling struct '" + std::string(current->name) + "' has no field '" +
+                             std::string(part) + "' (fields: " + FieldNames(*current) + ")");
+    }
+    out.field = field;
+    out.offset += field->offset;
+    if (dot == std::string_view::npos) return out;
+    if (field->type != TilingFieldType::kStruct) {
+      return InvalidArgument(
+          "Tiling field '" + std::string(path.substr(0, path.size() - rest.size())) +
+          std::string(part) + "' is a " + std::string(TilingFieldTypeName(field->type)) +
+          ", not an embedded struct, so '" + std::string(path) + "' names nothing");
+    }
+    current = field->nested;
+    rest = rest.substr(dot + 1);
+  }
+}
 
 std::string_view TilingFieldTypeName(TilingFieldType type) {
   switch (type) {
@@ -138,6 +209,10 @@ std::string_view TilingFieldTypeName(TilingFieldType type) {
       return "float32";
     case TilingFieldType::kBool:
       return "bool";
+    case TilingFieldType::kInt32:
+      return "int32";
+    case TilingFieldType::kStruct:
+      return "struct";
     default:
       return "unknown";
   }
@@ -158,12 +233,24 @@ Status CheckBufferSize(const TilingSchema& schema, size_t size) {
                          std::to_string(schema.size) + " bytes, got " + std::to_string(size));
 }
 
+// Copies every field of `schema` from `src` to `dst` (both at the struct's start), recursing into
+// embedded structs so their padding stays zero too.
+void CopyFields(const TilingSchema& schema, const uint8_t* src, uint8_t* dst) {
+  for (const TilingField& f : schema.fields) {
+    if (f.nested != nullptr) {
+      for (uint32_t i = 0; i < f.length; ++i) {
+        const size_t at = f.offset + size_t{i} * f.element_size();
+        CopyFields(*f.nested, src + at, dst + at);
+      }
+    } else {
+      std::memcpy(dst + f.offset, src + f.offset, f.byte_size());
+    }
+  }
+}
+
 std::vector<uint8_t> SerializeFields(const TilingSchema& schema, const void* data) {
   std::vector<uint8_t> bytes(schema.size, 0);
-  const auto* src = static_cast<const uint8_t*>(data);
-  for (const TilingField& f : schema.fields) {
-    std::memcpy(bytes.data() + f.offset, src + f.offset, f.byte_size());
-  }
+  CopyFields(schema, static_cast<const uint8_t*>(data), bytes.data());
   return bytes;
 }
 
@@ -184,12 +271,8 @@ Status SetTilingFields(const TilingSchema& schema, std::span<uint8_t> bytes,
   // Parse into a copy so a failure halfway leaves the caller's struct untouched.
   std::vector<uint8_t> staged(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(schema.size));
   for (const auto& [name, text] : values) {
-    const TilingField* field = schema.Find(name);
-    if (field == nullptr) {
-      return InvalidArgument("Tiling struct '" + std::string(schema.name) + "' has no field '" +
-                             name + "' (fields: " + FieldNames(schema) + ")");
-    }
-    TESSERA_RETURN_IF_ERROR(ParseField(*field, text, staged.data() + field->offset));
+    TESSERA_ASSIGN_OR_RETURN(TilingFieldPath found, FindTilingField(schema, name));
+    TESSERA_RETURN_IF_ERROR(ParseField(*found.field, text, staged.data() + found.offset));
   }
   std::memcpy(bytes.data(), staged.data(), staged.size());
   return OkStatus();
@@ -198,24 +281,7 @@ Status SetTilingFields(const TilingSchema& schema, std::span<uint8_t> bytes,
 Result<std::string> TilingToJson(const TilingSchema& schema, std::span<const uint8_t> bytes,
                                  int indent) {
   TESSERA_RETURN_IF_ERROR(detail::CheckBufferSize(schema, bytes.size()));
-  nlohmann::json fields = nlohmann::json::array();
-  for (const TilingField& f : schema.fields) {
-    const uint8_t* src = bytes.data() + f.offset;
-    nlohmann::json value;
-    if (f.is_array) {
-      value = nlohmann::json::array();
-      for (uint32_t i = 0; i < f.length; ++i)
-        value.push_back(ElementJson(f, src + i * f.element_size()));
-    } else {
-      value = ElementJson(f, src);
-    }
-    fields.push_back({{"name", f.name},
-                      {"type", TilingFieldTypeName(f.type)},
-                      {"offset", f.offset},
-                      {"length", f.length},
-                      {"is_array", f.is_array},
-                      {"value", std::move(value)}});
-  }
+  nlohmann::json fields = FieldsJson(schema, bytes.data());
   const nlohmann::json doc = {{"struct", schema.name},
                               {"size", schema.size},
                               {"alignment", schema.alignment},

@@ -184,13 +184,14 @@ void SetThenWait() {
   CrossCoreWaitFlag(CrossCoreMode::kAllCores, 0);
 }
 
-// Waiting blocks hold their cores, as on the NPU: a launch wider than the cores cannot wait.
-TEST(CrossCoreFlagTest, WaitNeedsAllBlocksResident) {
+// A mode-0 flag is a barrier of every core of the launch, which must all be resident at once.
+TEST(CrossCoreFlagTest, ModeZeroSetNeedsAllBlocksResident) {
   testing::ProfileScope scope("ascend910b");
   auto s = Stream::Create();
   ASSERT_TRUE(Launch(LaunchConfig{49, KernelType::kAiv, "wide_wait"}, SetThenWait, *s).ok());
   Status err = s->Synchronize();
-  EXPECT_TRUE(Contains(err, "CrossCoreWaitFlag needs all 49 blocks resident")) << err.ToString();
+  EXPECT_TRUE(Contains(err, "CrossCoreSetFlag(mode 0) needs all 49 blocks resident"))
+      << err.ToString();
   s->ResetError();
   ASSERT_TRUE(Launch(LaunchConfig{48, KernelType::kAiv, "fits"}, SetThenWait, *s).ok());
   EXPECT_TRUE(s->Synchronize().ok());

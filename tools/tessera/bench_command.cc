@@ -1,5 +1,6 @@
 // `tessera bench`: the elewise benchmark cases of bench/elewise/cases on the native profile,
-// each against its limit loop and the Eigen peer in the same run, as a table or JSON.
+// each against its limit loop and the Eigen peer in the same run, as a table or JSON; with
+// --gemm the GEMM cases of bench/gemm/cases (peaks, Mmad, MatMul against OpenBLAS and Eigen).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 
 #include "cases.h"
 #include "commands.h"
+#include "gemm_cases.h"
 #include "tessera/device/device.h"
 
 namespace tessera::cli {
@@ -15,6 +17,54 @@ namespace {
 // --quick: tiny sizes and few rounds, to check that every case runs (tests, smoke runs).
 constexpr double kQuickScale = 1.0 / 1024;
 constexpr int kQuickRounds = 3;
+
+// The --gemm options (only `tessera bench` reads them).
+struct GemmFlags {
+  bool gemm = false;
+  std::string openblas_coretype;
+  bool wall_clock = false;
+};
+GemmFlags gemm_flags;
+
+int RunGemmBench(const BenchOptions& options) {
+  bench::gemm::SuiteOptions suite;
+  suite.rounds = options.rounds > 0 ? options.rounds : options.quick ? 1 : suite.rounds;
+  suite.quick = options.quick;
+  suite.filter = options.filter;
+  suite.openblas_coretype = gemm_flags.openblas_coretype;
+  suite.wall_clock = gemm_flags.wall_clock;
+  Result<std::vector<bench::gemm::Row>> rows = bench::gemm::RunSuite(suite);
+  if (!rows.ok()) {
+    std::fprintf(stderr, "tessera bench --gemm: %s\n", rows.status().ToString().c_str());
+    return 1;
+  }
+  if (!options.json) {
+    bench::gemm::PrintTable(*rows, suite);
+    return 0;
+  }
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  for (const bench::gemm::Row& r : *rows) {
+    nlohmann::ordered_json ratios = nlohmann::ordered_json::object();
+    for (const auto& [label, value] : r.ratios)
+      ratios[label] = value;
+    cases.push_back({{"id", r.id},
+                     {"title", r.title},
+                     {"dtype", r.dtype},
+                     {"m", r.m},
+                     {"n", r.n},
+                     {"k", r.k},
+                     {"threads", r.threads},
+                     {"gflops", r.gflops},
+                     {"ratios", ratios},
+                     {"note", r.note}});
+  }
+  const nlohmann::ordered_json j = {{"worker_threads", device::WorkerThreads()},
+                                    {"rounds", suite.rounds},
+                                    {"time", suite.wall_clock ? "wall" : "cpu/threads"},
+                                    {"cases", cases}};
+  std::printf("%s\n", j.dump(2).c_str());
+  return 0;
+}
 
 std::string ShapeText(const std::vector<int64_t>& shape) {
   std::string s;
@@ -103,6 +153,14 @@ void AddBenchCommand(CLI::App& app, BenchOptions& options) {
   cmd->add_option("--filter", options.filter,
                   "Run the cases whose id contains this text (ids: fma_f32 sigmoid_f32 gelu_f32 "
                   "rmsnorm_f32 rmsnorm_bf16 softmax_f32)");
+  cmd->add_flag("--gemm", gemm_flags.gemm,
+                "Run the GEMM cases instead (FMA/bf16 peaks, Mmad, MatMul vs OpenBLAS/Eigen, "
+                "ascend910b vs native; --filter matches their ids, e.g. matmul_f32_2048)");
+  cmd->add_option("--openblas-coretype", gemm_flags.openblas_coretype,
+                  "With --gemm: OPENBLAS_CORETYPE for the OpenBLAS peer (default: unset, so "
+                  "OpenBLAS detects the CPU)");
+  cmd->add_flag("--wall-clock", gemm_flags.wall_clock,
+                "With --gemm: time by the wall clock instead of CPU seconds / threads");
   cmd->add_flag("--no-ceiling", options.no_ceiling,
                 "Skip the in-cache measurement (the operators' compute ceiling)");
 }
@@ -115,6 +173,7 @@ int RunBench(const BenchOptions& options) {
       return 1;
     }
   }
+  if (gemm_flags.gemm) return RunGemmBench(options);
   bench::SuiteOptions suite;
   // 0 = not given on the command line.
   suite.scale = options.scale > 0 ? options.scale : options.quick ? kQuickScale : 1.0;

@@ -14,6 +14,12 @@ namespace {
 constexpr std::string_view kBuiltinOps[] = {TESSERA_BUILTIN_OPS(TESSERA_CLI_OP_NAME)};
 constexpr std::string_view kRowOps[] = {TESSERA_BUILTIN_ROW_OPS(TESSERA_CLI_OP_NAME)};
 #undef TESSERA_CLI_OP_NAME
+// The cube operators (ops/matmul).
+constexpr std::string_view kMatmulOps[] = {"MatMul", "BatchMatMul", "Addmm", "MatMulAct"};
+
+bool IsMatmulOp(std::string_view op) {
+  return std::find(std::begin(kMatmulOps), std::end(kMatmulOps), op) != std::end(kMatmulOps);
+}
 
 bool IsTranscendental(std::string_view op) {
   return op == "Exp" || op == "Log" || op == "Rsqrt" || op == "Sigmoid";
@@ -47,6 +53,7 @@ double SmallestSubnormal(DataType d) {
 
 // Domain of floating inputs per op.
 std::pair<double, double> FloatRange(std::string_view op, size_t index) {
+  if (IsMatmulOp(op)) return {-1, 1};
   if (IsRowOp(op)) {
     const bool gamma = (op == "AddRmsNorm" && index == 2) || (op != "AddRmsNorm" && index == 1);
     if (gamma) return {0.5, 1.5};
@@ -216,6 +223,110 @@ CheckResult CheckRowOp(const std::string& op, const std::vector<HostTensor>& inp
   return r;
 }
 
+bool BoolAttr(const std::map<std::string, runtime::AttrValue>& attrs, const char* name) {
+  const auto it = attrs.find(name);
+  if (it == attrs.end()) return false;
+  if (const auto* v = std::get_if<bool>(&it->second)) return *v;
+  return false;
+}
+
+// The matmul operators in double: y = act(alpha * x1 x2 + bias + beta * self) with numpy
+// broadcasting of BatchMatMul's batch dims and Addmm's self. The tolerance is CATLASS's:
+// |got - ref| <= rtol * max(1, |ref|), rtol 1/256 for K < 2048 else 1/128, plus the output
+// rounding (2^-8 float16, 2^-7 bfloat16); int32 exact.
+CheckResult CheckMatmulOp(const std::string& op, const std::vector<HostTensor>& in,
+                          const std::map<std::string, runtime::AttrValue>& attrs,
+                          const HostTensor& out) {
+  const bool addmm = op == "Addmm";
+  const HostTensor& a = in[addmm ? 1 : 0];
+  const HostTensor& b = in[addmm ? 2 : 1];
+  const bool ta = BoolAttr(attrs, op == "BatchMatMul" ? "adj_x1" : "transpose_x1");
+  const bool tb = BoolAttr(attrs, op == "BatchMatMul" ? "adj_x2" : "transpose_x2");
+  const Shape& as = a.desc().shape;
+  const Shape& bs = b.desc().shape;
+  const Shape& os = out.desc().shape;
+  CheckResult r;
+  const DataType od = out.desc().dtype;
+  if (as.rank() < 2 || bs.rank() < 2 || os.rank() < 2) {
+    r.ok = false;
+    return r;
+  }
+  const int64_t m = ta ? as.dim(as.rank() - 1) : as.dim(as.rank() - 2);
+  const int64_t k = ta ? as.dim(as.rank() - 2) : as.dim(as.rank() - 1);
+  const int64_t n = tb ? bs.dim(bs.rank() - 2) : bs.dim(bs.rank() - 1);
+  // Batch offsets of a and b for each output batch (numpy broadcasting over the leading dims).
+  std::vector<int64_t> batch_dims(os.dims().begin(), os.dims().end() - 2);
+  const Shape a_batch = *Shape::Make(std::span<const int64_t>(as.dims().data(), as.rank() - 2));
+  const Shape b_batch = *Shape::Make(std::span<const int64_t>(bs.dims().data(), bs.rank() - 2));
+  const Shape o_batch = *Shape::Make(std::span<const int64_t>(batch_dims));
+  const std::vector<int64_t> sa = BroadcastStrides(a_batch, o_batch);
+  const std::vector<int64_t> sb = BroadcastStrides(b_batch, o_batch);
+  int64_t batches = 1;
+  for (int64_t d : batch_dims)
+    batches *= d;
+  const double alpha = FloatAttr(attrs, "alpha", 1.0), beta = FloatAttr(attrs, "beta", 1.0);
+  std::string act = op == "MatMulAct" ? "relu" : "none";
+  if (const auto it = attrs.find("act"); it != attrs.end()) {
+    if (const auto* v = std::get_if<std::string>(&it->second)) act = *v;
+  }
+  const double slope = FloatAttr(attrs, "negative_slope", 0.01);
+  const HostTensor* bias =
+      (op == "MatMul" || op == "MatMulAct") && in.size() > 2 ? &in[2] : nullptr;
+  const HostTensor* self = addmm ? &in[0] : nullptr;
+  std::vector<int64_t> self_strides;
+  if (self != nullptr) self_strides = BroadcastStrides(self->desc().shape, *Shape::Make({m, n}));
+  const double rtol = (k < 2048 ? 1.0 / 256 : 1.0 / 128) + (od == DataType::kFloat16    ? 0x1p-8
+                                                            : od == DataType::kBfloat16 ? 0x1p-7
+                                                                                        : 0);
+  r.ulps = Epsilon(od) == 0 ? 0 : rtol / Epsilon(od);
+  std::vector<double> row(static_cast<size_t>(n));
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    int64_t oa = 0, ob = 0, rem = bi;
+    for (size_t d = batch_dims.size(); d-- > 0;) {
+      const int64_t idx = rem % batch_dims[d];
+      rem /= batch_dims[d];
+      oa += idx * sa[d];
+      ob += idx * sb[d];
+    }
+    oa *= m * k;
+    ob *= k * n;
+    for (int64_t i = 0; i < m; ++i) {
+      std::fill(row.begin(), row.end(), 0.0);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const double av = a.Get(oa + (ta ? kk * m + i : i * k + kk));
+        for (int64_t j = 0; j < n; ++j)
+          row[static_cast<size_t>(j)] += av * b.Get(ob + (tb ? j * k + kk : kk * n + j));
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        double v = alpha * row[static_cast<size_t>(j)];
+        if (bias != nullptr) v += bias->Get(j);
+        if (self != nullptr) v += beta * self->Get(i * self_strides[0] + j * self_strides[1]);
+        if (act == "relu") v = v > 0 ? v : 0;
+        if (act == "gelu")
+          v = 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+        if (act == "silu") v = v / (1 + std::exp(-v));
+        if (act == "leaky_relu") v = v > 0 ? v : slope * v;
+        const int64_t at = (bi * m + i) * n + j;
+        if (at >= out.size()) continue;
+        const double got = out.Get(at);
+        const double err = std::fabs(got - v);
+        const bool ok = Epsilon(od) == 0 ? got == v : err <= rtol * std::max(1.0, std::fabs(v));
+        if (!std::isnan(err)) {
+          r.max_abs_error = std::max(r.max_abs_error, err);
+          if (v != 0) r.max_rel_error = std::max(r.max_rel_error, err / std::fabs(v));
+        }
+        if (!ok) {
+          if (r.first_mismatch < 0) r.first_mismatch = at;
+          ++r.mismatches;
+        }
+      }
+    }
+  }
+  r.checked = out.size();
+  r.ok = r.mismatches == 0 && batches * m * n == out.size();
+  return r;
+}
+
 }  // namespace
 
 bool IsRowOp(std::string_view op) {
@@ -235,7 +346,8 @@ void MergeCheck(CheckResult& total, const CheckResult& more) {
 }
 
 bool HasReference(std::string_view op) {
-  return std::find(std::begin(kBuiltinOps), std::end(kBuiltinOps), op) != std::end(kBuiltinOps);
+  return IsMatmulOp(op) ||
+         std::find(std::begin(kBuiltinOps), std::end(kBuiltinOps), op) != std::end(kBuiltinOps);
 }
 
 void FillRandom(std::string_view op, size_t index, uint32_t seed, HostTensor& t) {
@@ -260,6 +372,7 @@ CheckResult CheckAgainstReference(const std::string& op, const std::vector<HostT
                                   const std::map<std::string, runtime::AttrValue>& attrs,
                                   const HostTensor& out, size_t index) {
   if (IsRowOp(op)) return CheckRowOp(op, inputs, attrs, out, index);
+  if (IsMatmulOp(op)) return CheckMatmulOp(op, inputs, attrs, out);
   const DataType od = out.desc().dtype;
   double scalar = 0;
   if (const auto it = attrs.find("value"); it != attrs.end()) {

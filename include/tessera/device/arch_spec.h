@@ -1,7 +1,8 @@
 // ArchSpec: what a device looks like to kernels - core counts, on-chip buffer sizes, alignment,
 // SoC.
 //
-// Profiles: "native" uses one logical vector core per hardware thread (fastest); "ascend910b"
+// Profiles: "native" uses one logical vector core and one AI core per hardware thread (fastest);
+// "ascend910b"
 // emulates an NPU with 24 AI cores (AIC) and 48 vector cores (AIV) at 1:2 and its buffer sizes, for
 // developing kernels meant for real NPUs. The active profile is process-wide: TESSERA_PROFILE at
 // start-up, or SetProfile().
@@ -31,6 +32,8 @@ struct ArchSpec {
   size_t l0a_bytes = 0;
   size_t l0b_bytes = 0;
   size_t l0c_bytes = 0;
+  size_t bt_bytes = 0;      // bias table per AI core
+  size_t fb_bytes = 0;      // fixpipe buffer per AI core
   uint32_t alignment = 32;  // bytes; DataCopy granularity
 };
 

@@ -45,6 +45,10 @@ struct BlockContext {
   size_t l0b_bytes = 0;
   std::byte* l0c = nullptr;
   size_t l0c_bytes = 0;
+  std::byte* bt = nullptr;  // bias table (C2)
+  size_t bt_bytes = 0;
+  std::byte* fb = nullptr;  // fixpipe buffer (C2PIPE2GM)
+  size_t fb_bytes = 0;
 
   // Per-block state of the layer above (the kernel API keeps its pipes, queues and checks here);
   // created on first use, released by the block-exit hook.
@@ -55,7 +59,7 @@ struct BlockContext {
   uint32_t fiber_index = 0;  // position among all cores of the launch
   uint32_t group = 0;        // MIX group (AI core id)
   uint64_t barriers_passed = 0;
-  uint64_t flag_waits[3][detail::kMaxCrossCoreFlags] = {};
+  uint64_t flag_waits[detail::kMaxCrossCoreFlags] = {};  // waits completed per flag id
 };
 
 // The running block, or nullptr outside a kernel.
@@ -74,12 +78,22 @@ CoreType GetCoreType();
 // launch's type, because on an NPU those blocks are not all resident at once.
 void SyncAll();
 
-// Cross-core flags (ids 0..15), after Ascend's CrossCoreSetFlag / CrossCoreWaitFlag:
-//   kAllCores:        a wait returns once every core of the launch has set the flag once more;
-//   kGroupVector:     the same among the vector cores of one MIX group;
-//   kGroupCubeVector: in a MIX group, the AIC's set releases one wait of each AIV, and the AIC's
-//                     wait needs one set from each AIV.
+// Cross-core flags, as on the 2201 NPU: every core has 16 flag counters (ids 0..15). A wait on id f
+// blocks until the core's counter f is above 0 and decrements it; the mode of the *set* decides
+// whose counters it raises:
+//   kAllCores (0):        once every core of the setter's type (AIC or AIV) in the launch has set
+//                         f once more, each of them gets one count (a barrier; the launch must fit
+//                         the profile's cores, since waiting cores hold theirs);
+//   kGroupVector (1):     once both vector cores of a MIX group have set f, each gets one count;
+//   kGroupCubeVector (2): the AIC's set gives each AIV of its group one count; once both AIVs have
+//                         set f, their AIC gets one count.
+// The wait's mode is not used on 2201 (a mode-0 wait pairs with a mode-2 set, as in the vendor's
+// MIX samples); it only names the wait in deadlock reports. A counter holds at most 15 pending
+// counts: a set beyond that aborts the kernel on the NPU and is a finding in checked mode. Flags
+// never need the other groups of a MIX/AIC launch resident, so launches wider than the profile's
+// cube cores run (fibers keep the extra groups resident).
 enum class CrossCoreMode : uint8_t { kAllCores = 0, kGroupVector = 1, kGroupCubeVector = 2 };
+inline constexpr uint32_t kMaxCrossCoreFlagCount = 15;
 void CrossCoreSetFlag(CrossCoreMode mode, uint32_t flag_id);
 void CrossCoreWaitFlag(CrossCoreMode mode, uint32_t flag_id);
 

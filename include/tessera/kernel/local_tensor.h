@@ -1,4 +1,6 @@
-// LocalTensor<T>: a view of elements in this core's on-chip memory (UB for vector kernels).
+// LocalTensor<T>: a view of elements in this core's on-chip memory: UB on vector cores; L1 (A1, B1,
+// C1, TSCM), L0A (A2), L0B (B2), L0C (CO1), bias table (C2) and fixpipe buffer (C2PIPE2GM) on AI
+// cores.
 //
 // Views come from TQue::AllocTensor / DeQue and TBuf::Get; `tensor[offset]` is the view starting
 // `offset` elements in, as in Ascend C. In checked mode every element access and every vector
@@ -27,6 +29,8 @@ enum class TPosition : uint8_t {
   C2,
   CO1,
   CO2,
+  TSCM,       // L1 shared with the vector cores' Matmul clients (Ascend C's TSCM)
+  C2PIPE2GM,  // the fixpipe buffer (FB)
 };
 
 const char* TPositionName(TPosition pos);

@@ -1,4 +1,8 @@
-// TPipe, TQue and TBuf: carving a core's Unified Buffer into queues of tiles, as in Ascend C.
+// TPipe, TQue and TBuf: carving a core's on-chip memory into queues of tiles, as in Ascend C; and
+// LocalMemAllocator, the static-tensor alternative of the cube samples.
+//
+// A queue's position picks the memory: VECIN/VECOUT/VECCALC -> UB (vector cores); A1/B1/C1/TSCM ->
+// L1, A2 -> L0A, B2 -> L0B, CO1 -> L0C, C2 -> bias table, C2PIPE2GM -> fixpipe buffer (AI cores).
 //
 //   TPipe pipe;
 //   TQue<TPosition::VECIN, 2> inQueue;        // depth 2: double buffering
@@ -179,9 +183,76 @@ class TPipe {
   static uint64_t RoundUp(uint32_t bytes) { return (uint64_t{bytes} + 31u) / 32u * 32u; }
   std::byte* Take(uint64_t bytes, TPosition pos);
 
-  uint64_t start_[5] = {};  // per on-chip memory (UB, L1, L0A, L0B, L0C): where our buffers begin
+  uint64_t start_[7] = {};  // per on-chip memory (UB, L1, L0A, L0B, L0C, BT, FB): our first byte
   bool checked_ = false;
   bool alive_ = true;
+};
+
+// The on-chip memories, as Ascend C's LocalMemAllocator names them.
+enum class Hardware : uint8_t { GM, UB, L1, L0A, L0B, L0C, BIAS, FIXBUF, MAX };
+
+namespace detail {
+// This core's arena of `hw` (fails the block when the core type has none) and the alignment its
+// instructions need of a tensor start (UB/L1 32, L0A/L0B 512, L0C 1024, BT 64, FB 128 bytes).
+std::byte* HardwareArena(Hardware hw, uint64_t* bytes, uint32_t* align);
+// Fails the block unless `pos` lives in `hw`.
+void CheckPositionIn(Hardware hw, TPosition pos);
+constexpr TPosition DefaultPosition(Hardware hw) {
+  switch (hw) {
+    case Hardware::L1:
+      return TPosition::A1;
+    case Hardware::L0A:
+      return TPosition::A2;
+    case Hardware::L0B:
+      return TPosition::B2;
+    case Hardware::L0C:
+      return TPosition::CO1;
+    case Hardware::BIAS:
+      return TPosition::C2;
+    case Hardware::FIXBUF:
+      return TPosition::C2PIPE2GM;
+    default:
+      return TPosition::VECCALC;
+  }
+}
+}  // namespace detail
+
+// Static tensors without queues (the cube samples' style):
+//   LocalMemAllocator<Hardware::L1> l1;
+//   LocalTensor<half> a1 = l1.Alloc<TPosition::A1, half>(baseM * baseK);
+// Each allocator hands out its memory from the start, aligned for the memory's instructions; do not
+// mix it with a TPipe on the same memory. Asking for more than the memory holds fails the block.
+template <Hardware hw = Hardware::UB>
+class LocalMemAllocator {
+ public:
+  LocalMemAllocator() { base_ = detail::HardwareArena(hw, &capacity_, &align_); }
+
+  template <TPosition pos, class T>
+  LocalTensor<T> Alloc(uint32_t count) {
+    detail::CheckPositionIn(hw, pos);
+    const uint64_t bytes = uint64_t{count} * sizeof(T);
+    if (used_ + bytes > capacity_) {
+      KernelFail("LocalMemAllocator::Alloc",
+                 std::to_string(count) + " elements (" + std::to_string(bytes) + " bytes) at " +
+                     std::to_string(used_) + " exceed the " + std::to_string(capacity_) +
+                     " bytes of " + TPositionName(pos) + "'s memory");
+    }
+    T* p = reinterpret_cast<T*>(base_ + used_);
+    used_ = (used_ + bytes + align_ - 1) / align_ * align_;
+    return LocalTensor<T>(p, count, pos, CheckedLaunch(), nullptr, 0);
+  }
+  template <class T, uint32_t count>
+  LocalTensor<T> Alloc() {
+    return Alloc<detail::DefaultPosition(hw), T>(count);
+  }
+  // Bytes handed out so far (the next tensor's offset).
+  uint32_t GetCurAddr() const { return static_cast<uint32_t>(used_); }
+
+ private:
+  std::byte* base_ = nullptr;
+  uint64_t capacity_ = 0;
+  uint64_t used_ = 0;
+  uint32_t align_ = 32;
 };
 
 }  // namespace tessera::kernel

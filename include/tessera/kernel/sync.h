@@ -2,31 +2,68 @@
 //
 // On the CPU a block's instructions run in program order, so these never need to wait. They keep
 // their NPU meaning for checked mode: a WaitFlag with no earlier SetFlag of the same event and id
-// (which would hang an NPU) and a SetFlag never waited by the end of the kernel are reported.
+// (which would hang an NPU), a second SetFlag of a cube-side event before its WaitFlag (undefined
+// on the NPU), an event whose pipes the core does not have (a V event on an AIC, an M/MTE1/FIX
+// event on an AIV) and a SetFlag never waited by the end of the kernel are reported.
 #pragma once
 
 #include <cstdint>
 
 namespace tessera::kernel {
 
-enum class pipe_t : uint8_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL };
+// The hardware pipes, with Ascend C's values: S scalar, V vector, M cube, MTE1 L1->L0A/L0B/BT,
+// MTE2 GM->UB/L1, MTE3 UB->GM, FIX L0C->GM/L1.
+enum class pipe_t : uint8_t {
+  PIPE_S = 0,
+  PIPE_V = 1,
+  PIPE_M = 2,
+  PIPE_MTE1 = 3,
+  PIPE_MTE2 = 4,
+  PIPE_MTE3 = 5,
+  PIPE_ALL = 6,
+  PIPE_FIX = 10,
+};
 using enum pipe_t;
 
-// Producer_consumer pairs of hardware pipes (MTE2: GM->UB, V: vector, MTE3: UB->GM, S: scalar).
+// Producer_consumer pairs of hardware pipes, in Ascend C's declared order (kernel_event.h).
 enum class HardEvent : uint8_t {
+  MTE2_MTE1,
+  MTE1_MTE2,
+  MTE1_M,
+  M_MTE1,
   MTE2_V,
   V_MTE2,
   MTE3_V,
   V_MTE3,
-  MTE2_MTE3,
+  M_V,
+  V_M,
+  V_V,
+  MTE3_MTE1,
+  MTE1_MTE3,
+  MTE1_V,
+  MTE2_M,
+  M_MTE2,
+  V_MTE1,
+  M_FIX,
+  FIX_M,
   MTE3_MTE2,
+  MTE2_MTE3,
   S_V,
   V_S,
-  MTE2_S,
   S_MTE2,
-  MTE3_S,
+  MTE2_S,
   S_MTE3,
-  kCount,
+  MTE3_S,
+  MTE2_FIX,
+  FIX_MTE2,
+  FIX_S,
+  M_S,
+  FIX_MTE3,
+  MTE1_FIX,
+  FIX_MTE1,
+  FIX_FIX,
+  MAX,
+  kCount = MAX,
 };
 
 enum TEventID : int32_t {
@@ -42,6 +79,7 @@ enum TEventID : int32_t {
 inline constexpr int32_t kMaxEventId = 8;
 
 const char* HardEventName(HardEvent event);
+const char* PipeName(pipe_t pipe);
 
 namespace detail {
 void RecordSetFlag(HardEvent event, int32_t id);
@@ -55,11 +93,13 @@ inline void PipeBarrier() {}
 
 template <HardEvent event>
 inline void SetFlag(int32_t event_id) {
+  static_assert(event < HardEvent::MAX, "SetFlag: HardEvent::MAX is not an event");
   if (detail::CheckedBlock()) detail::RecordSetFlag(event, event_id);
 }
 
 template <HardEvent event>
 inline void WaitFlag(int32_t event_id) {
+  static_assert(event < HardEvent::MAX, "WaitFlag: HardEvent::MAX is not an event");
   if (detail::CheckedBlock()) detail::RecordWaitFlag(event, event_id);
 }
 

@@ -10,8 +10,20 @@
 //     TILING_DATA_FIELD_DEF_ARR(int64_t, 2, strides, 4, 1)
 //   END_TILING_DATA_DEF;
 //
+// A field may also embed another TilingData struct (its fields keep their native layout inside):
+//
+//   BEGIN_TILING_DATA_DEF(MatmulLeakyTiling)
+//     TILING_DATA_FIELD_DEF(float, alpha)
+//     TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, cubeTilingData)
+//   END_TILING_DATA_DEF;
+//
+// Introspection sees the embedded struct as a field of type "struct" with its own schema; tools
+// address its fields as "cubeTilingData.baseM".
+//
 // Rules (compile errors when broken): element types int64_t, float or bool; arrays of 1..2048
-// elements; at least one field; unique names (a duplicate is a C++ redeclaration error).
+// elements; at least one field; unique names (a duplicate is a C++ redeclaration error); an
+// embedded struct must itself be a TilingData struct. (int32_t fields exist only in tessera's own
+// vendor-layout structs such as TCubeTiling, declared with TESSERA_TILING_FIELD_DEF_INT32_.)
 #pragma once
 
 #include <array>
@@ -35,23 +47,27 @@ enum class TilingFieldType : uint8_t {
   kInt64 = 0,
   kFloat32 = 1,
   kBool = 2,
+  kInt32 = 3,   // vendor-layout structs only (TCubeTiling)
+  kStruct = 4,  // an embedded TilingData struct; TilingField::nested describes it
 };
 
-// "int64", "float32", "bool".
+// "int64", "float32", "bool", "int32", "struct".
 std::string_view TilingFieldTypeName(TilingFieldType type);
 
-// One field of a TilingData struct. `length` is 1 for scalars; `is_array` tells an array of one
-// element from a scalar.
+struct TilingSchema;
+
+// One field of a TilingData struct. `length` is 1 for scalars and embedded structs; `is_array`
+// tells an array of one element from a scalar.
 struct TilingField {
   std::string_view name;
   TilingFieldType type;
   uint32_t offset;
   uint32_t length;
   bool is_array;
+  const TilingSchema* nested = nullptr;  // the embedded struct's schema (kStruct only)
 
-  constexpr uint32_t element_size() const {
-    return type == TilingFieldType::kBool ? 1u : type == TilingFieldType::kInt64 ? 8u : 4u;
-  }
+  constexpr uint32_t element_size() const;  // bytes of one element (the struct for kStruct)
+  constexpr uint32_t alignment() const;     // native alignment of one element
   constexpr uint32_t byte_size() const { return element_size() * length; }
 };
 
@@ -65,7 +81,7 @@ struct TilingSchema {
   // struct name): equal hashes mean host and kernel agree on the layout.
   uint64_t hash;
 
-  // nullptr when no field has that name.
+  // nullptr when no field has that name (top-level names only; see FindPath for "a.b").
   const TilingField* Find(std::string_view field_name) const {
     for (const TilingField& f : fields) {
       if (f.name == field_name) return &f;
@@ -73,6 +89,33 @@ struct TilingSchema {
     return nullptr;
   }
 };
+
+constexpr uint32_t TilingField::element_size() const {
+  switch (type) {
+    case TilingFieldType::kBool:
+      return 1u;
+    case TilingFieldType::kInt64:
+      return 8u;
+    case TilingFieldType::kStruct:
+      return static_cast<uint32_t>(nested->size);
+    default:
+      return 4u;
+  }
+}
+
+constexpr uint32_t TilingField::alignment() const {
+  return type == TilingFieldType::kStruct ? static_cast<uint32_t>(nested->alignment)
+                                          : element_size();
+}
+
+// A field reached through embedded structs ("cubeTilingData.baseM"): the innermost field and its
+// byte offset from the start of the outermost struct.
+struct TilingFieldPath {
+  const TilingField* field = nullptr;
+  uint32_t offset = 0;
+};
+// Resolves a dotted path; fails naming the struct and the missing part.
+Result<TilingFieldPath> FindTilingField(const TilingSchema& schema, std::string_view path);
 
 namespace detail {
 
@@ -84,19 +127,31 @@ template <class T>
 constexpr TilingFieldType TilingTypeOf() {
   if constexpr (std::is_same_v<T, int64_t>) return TilingFieldType::kInt64;
   if constexpr (std::is_same_v<T, float>) return TilingFieldType::kFloat32;
+  if constexpr (std::is_same_v<T, int32_t>) return TilingFieldType::kInt32;
+  if constexpr (std::is_class_v<T>) return TilingFieldType::kStruct;
   return TilingFieldType::kBool;
 }
 
 template <int I>
 struct FieldIndex {};
 
-// Member is `decltype(Struct::field)`: a scalar or a one-dimensional array of a tiling element.
+// The schema of an embedded struct, with static storage (defined below, after TilingSchemaOf).
+template <class T>
+constexpr const TilingSchema* NestedSchema();
+
+// Member is `decltype(Struct::field)`: a scalar or a one-dimensional array of a tiling element,
+// or an embedded TilingData struct.
 template <class Member>
 constexpr TilingField MakeField(std::string_view name, size_t offset) {
   using Element = std::remove_extent_t<Member>;
-  return TilingField{name, TilingTypeOf<Element>(), static_cast<uint32_t>(offset),
+  const TilingSchema* nested = nullptr;
+  if constexpr (std::is_class_v<Element>) nested = NestedSchema<Element>();
+  return TilingField{name,
+                     TilingTypeOf<Element>(),
+                     static_cast<uint32_t>(offset),
                      static_cast<uint32_t>(std::is_array_v<Member> ? std::extent_v<Member> : 1),
-                     std::is_array_v<Member>};
+                     std::is_array_v<Member>,
+                     nested};
 }
 
 constexpr uint64_t Fnv1a(uint64_t h, uint64_t v, int bytes) {
@@ -118,6 +173,8 @@ constexpr uint64_t SchemaHash(const std::array<TilingField, N>& fields, size_t s
     h = Fnv1a(h, f.offset, 4);
     h = Fnv1a(h, f.length, 4);
     h = Fnv1a(h, f.is_array ? 1 : 0, 1);
+    // Only embedded structs add bytes, so the hashes of flat structs stay what they were.
+    if (f.type == TilingFieldType::kStruct) h = Fnv1a(h, f.nested->hash, 8);
   }
   return h;
 }
@@ -134,7 +191,7 @@ constexpr bool LayoutMatchesTable(const std::array<TilingField, N>& fields) {
   size_t offset = 0;
   size_t align = 1;
   for (const TilingField& f : fields) {
-    const size_t a = f.element_size();
+    const size_t a = f.alignment();
     offset = (offset + a - 1) / a * a;
     if (offset != f.offset) return false;
     offset += f.byte_size();
@@ -145,10 +202,10 @@ constexpr bool LayoutMatchesTable(const std::array<TilingField, N>& fields) {
 
 template <class T>
 constexpr std::array<TilingField, T::kTesseraFieldCount_> BuildFieldTable() {
-  static_assert(
-      std::is_standard_layout_v<T> && std::is_trivially_copyable_v<T>,
-      "A TilingData struct must be standard-layout and trivially copyable: declare it "
-      "only with BEGIN_TILING_DATA_DEF / TILING_DATA_FIELD_DEF[_ARR] / END_TILING_DATA_DEF");
+  static_assert(std::is_standard_layout_v<T> && std::is_trivially_copyable_v<T>,
+                "A TilingData struct must be standard-layout and trivially copyable: declare it "
+                "only with BEGIN_TILING_DATA_DEF / TILING_DATA_FIELD_DEF[_ARR|_STRUCT] / "
+                "END_TILING_DATA_DEF");
   constexpr auto fields = CollectFields<T>(std::make_index_sequence<T::kTesseraFieldCount_>{});
   static_assert(
       LayoutMatchesTable<T>(fields),
@@ -182,6 +239,18 @@ constexpr TilingSchema TilingSchemaOf() {
                       detail::SchemaHash(kTilingFields<T>, sizeof(T))};
 }
 
+namespace detail {
+template <TilingData T>
+inline constexpr TilingSchema kSchemaStorage = TilingSchemaOf<T>();
+template <class T>
+constexpr const TilingSchema* NestedSchema() {
+  static_assert(TilingData<T>,
+                "TILING_DATA_FIELD_DEF_STRUCT: the embedded type must be a TilingData struct "
+                "(declared with BEGIN_TILING_DATA_DEF)");
+  return &kSchemaStorage<T>;
+}
+}  // namespace detail
+
 // The bytes a kernel receives as its tiling argument: the struct's layout with every field's
 // value and zero padding. Copied field by field, because a struct's padding bytes hold whatever
 // the stack held; the bytes must be deterministic and equal to other producers' (Python's
@@ -214,8 +283,10 @@ Result<T> ParseTiling(std::span<const uint8_t> bytes, uint64_t producer_hash) {
 Status CheckSchemaCompatible(const TilingSchema& producer, const TilingSchema& consumer);
 
 // Sets fields by name from text (for the CLI). Scalars: "12", "-3", "0.5", "true"/"false"/"1"/"0".
-// Arrays: "1,2" or "[1, 2]" with exactly the declared number of elements. On any error `bytes` is
-// unchanged. Errors: unknown field, value of the wrong type, array length mismatch, short buffer.
+// Arrays: "1,2" or "[1, 2]" with exactly the declared number of elements. Fields of embedded
+// structs by path: "cubeTilingData.baseM". On any error `bytes` is unchanged. Errors: unknown
+// field, value of the wrong type or out of the type's range, array length mismatch, a whole
+// struct given one value, short buffer.
 Status SetTilingFields(const TilingSchema& schema, std::span<uint8_t> bytes,
                        const std::map<std::string, std::string, std::less<>>& values);
 
@@ -226,8 +297,9 @@ Status SetTilingFields(T& data, const std::map<std::string, std::string, std::le
 }
 
 // {"struct": name, "size": n, "alignment": a, "hash": "0x...", "fields": [{"name", "type",
-// "offset", "length", "is_array", "value"}]}; `value` is a number/bool, or a list for arrays. Fails
-// only when `bytes` is shorter than the struct.
+// "offset", "length", "is_array", "value"}]}; `value` is a number/bool, or a list for arrays. An
+// embedded struct has "type": "struct", "struct": its name, and as `value` its own "fields" list
+// (offsets relative to the embedded struct). Fails only when `bytes` is shorter than the struct.
 Result<std::string> TilingToJson(const TilingSchema& schema, std::span<const uint8_t> bytes,
                                  int indent = -1);
 
@@ -261,14 +333,17 @@ inline T GetTilingData(const uint8_t* tiling) {
     static constexpr ::std::string_view kTesseraTilingName_ = #struct_name; \
     static constexpr int kTesseraCounterBase_ = __COUNTER__;
 
+#define TESSERA_TILING_REGISTER_ANY_FIELD_(field_name)                                 \
+  static constexpr ::tessera::tiling::TilingField TesseraTilingField_(                 \
+      ::tessera::tiling::detail::FieldIndex<__COUNTER__ - kTesseraCounterBase_ - 1>) { \
+    return ::tessera::tiling::detail::MakeField<decltype(TesseraSelf_::field_name)>(   \
+        #field_name, offsetof(TesseraSelf_, field_name));                              \
+  }
+
 #define TESSERA_TILING_REGISTER_FIELD_(element_type, field_name)                                \
   static_assert(::tessera::tiling::detail::kIsTilingElement<element_type>,                      \
                 "Tiling field '" #field_name "': element type must be int64_t, float or bool"); \
-  static constexpr ::tessera::tiling::TilingField TesseraTilingField_(                          \
-      ::tessera::tiling::detail::FieldIndex<__COUNTER__ - kTesseraCounterBase_ - 1>) {          \
-    return ::tessera::tiling::detail::MakeField<decltype(TesseraSelf_::field_name)>(            \
-        #field_name, offsetof(TesseraSelf_, field_name));                                       \
-  }
+  TESSERA_TILING_REGISTER_ANY_FIELD_(field_name)
 
 // TILING_DATA_FIELD_DEF(type, name [, default]): a scalar; without a default it is zero.
 #define TILING_DATA_FIELD_DEF(element_type, field_name, ...) \
@@ -282,6 +357,22 @@ inline T GetTilingData(const uint8_t* tiling) {
                 "Tiling field '" #field_name "': array length must be between 1 and 2048"); \
   element_type field_name[length]{__VA_ARGS__};                                             \
   TESSERA_TILING_REGISTER_FIELD_(element_type, field_name)
+
+// TILING_DATA_FIELD_DEF_STRUCT(type, name): embeds the TilingData struct `type` (for example
+// TCubeTiling); its members start value-initialised (their declared defaults).
+#define TILING_DATA_FIELD_DEF_STRUCT(struct_type, field_name)         \
+  static_assert(::tessera::tiling::TilingData<struct_type>,           \
+                "Tiling field '" #field_name                          \
+                "': TILING_DATA_FIELD_DEF_STRUCT needs a TilingData " \
+                "struct declared with BEGIN_TILING_DATA_DEF");        \
+  struct_type field_name{};                                           \
+  TESSERA_TILING_REGISTER_ANY_FIELD_(field_name)
+
+// For tessera's vendor-layout structs only (TCubeTiling is 50 int32 fields on the NPU): an int32
+// scalar. User structs keep to int64_t, float and bool.
+#define TESSERA_TILING_FIELD_DEF_INT32_(field_name, ...) \
+  int32_t field_name{__VA_ARGS__};                       \
+  TESSERA_TILING_REGISTER_ANY_FIELD_(field_name)
 
 #define END_TILING_DATA_DEF                                                               \
   static constexpr int kTesseraFieldCount_ = __COUNTER__ - kTesseraCounterBase_ - 1;      \

@@ -1,0 +1,250 @@
+// Block layer: BlockMmad computes one C block (m x n, the whole K) on an AIC - the K main loop over
+// L1 and L0 tiles with ping-pong buffers - and drains L0C to GM through Fixpipe.
+//
+//   BlockMmad<MmadPingpong<2>, GemmShape<128, 256, 256>, GemmShape<128, 256, 64>,
+//             GemmType<half, layout::RowMajor>, GemmType<half, layout::RowMajor>,
+//             GemmType<half>> mmad(pipe);
+//   mmad(gmA, lda, gmB, ldb, gmC, ldc, GemmCoord{m, n, k});
+//
+// L1TileShape_ is the block (M x N) and the K step of GM -> L1 copies; L0TileShape_ has the same
+// M and N and the K step of L1 -> L0 loads. The constructor takes its buffers from `pipe` (L1:
+// Stages x (A + B), L0A/L0B: Stages each, L0C: one block) and pre-sets the events that mark every
+// slot free; each use waits on its slot's event and sets it again when done; the destructor waits
+// them all (CATLASS's protocol, which checked mode accepts).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "tessera/core/status.h"
+#include "tessera/device/arch_spec.h"
+#include "tessera/gemm/gemm_coord.h"
+#include "tessera/gemm/policy.h"
+#include "tessera/gemm/tile/tile_copy.h"
+#include "tessera/kernel/kernel.h"
+
+namespace tessera::gemm::block {
+
+template <class DispatchPolicy_, class L1TileShape_, class L0TileShape_, class AType_, class BType_,
+          class CType_>
+class BlockMmad {
+  static_assert(sizeof(DispatchPolicy_) == 0,
+                "BlockMmad: no implementation for this dispatch policy; use MmadPingpong<Stages>");
+};
+
+template <uint32_t Stages_, uint32_t L0Stages_, class L1TileShape_, class L0TileShape_,
+          class AType_, class BType_, class CType_>
+class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AType_, BType_,
+                CType_> {
+ public:
+  using DispatchPolicy = MmadPingpong<Stages_, L0Stages_>;
+  using L1TileShape = L1TileShape_;
+  using L0TileShape = L0TileShape_;
+  using AType = AType_;
+  using BType = BType_;
+  using CType = CType_;
+  using ElementA = typename AType::Element;
+  using ElementB = typename BType::Element;
+  using ElementC = typename CType::Element;
+  using ElementAccumulator = AccumulatorOf<ElementA>;
+
+  static constexpr uint32_t kStages = Stages_;
+  static constexpr uint32_t kL0Stages = L0Stages_;
+  static constexpr bool kColumnMajorA = AType::Layout::kColumnMajor;
+  static constexpr bool kRowMajorB = !BType::Layout::kColumnMajor;
+  using FormA = tile::L1Form<ElementA, kColumnMajorA>;
+  using FormB = tile::L1Form<ElementB, kRowMajorB>;
+  using CopyA = tile::CopyGmToL1<ElementA, kColumnMajorA>;
+  using CopyB = tile::CopyGmToL1<ElementB, kRowMajorB>;
+  using LoadA = tile::CopyL1ToL0A<ElementA, kColumnMajorA>;
+  using LoadB = tile::CopyL1ToL0B<ElementB, kRowMajorB>;
+  using Mma = tile::TileMmad<ElementA>;
+  using CopyC = tile::CopyL0CToGm<ElementC, ElementAccumulator>;
+
+  static constexpr uint32_t kL1M = L1TileShape::M;
+  static constexpr uint32_t kL1N = L1TileShape::N;
+  static constexpr uint32_t kL1K = L1TileShape::K;
+  static constexpr uint32_t kL0K = L0TileShape::K;
+
+  static_assert(std::is_same_v<ElementA, ElementB>, "BlockMmad: A and B must have the same type");
+  static_assert(kIsCubeInput<ElementA>, "BlockMmad: A/B must be float, half, bfloat16 or int8_t");
+  static_assert(L0TileShape::M == kL1M && L0TileShape::N == kL1N,
+                "BlockMmad: the L0 tile must have the L1 tile's M and N (ping-pong splits K only)");
+  static_assert(kL1M % 32 == 0 && kL1N % 32 == 0 && kL0K % 32 == 0 && kL1K % kL0K == 0,
+                "BlockMmad: M, N and the K steps must be multiples of 32, and L1 K a multiple of "
+                "L0 K");
+  static_assert(kL1M <= 4095 && kL1N <= 4095 && kL0K <= 4095,
+                "BlockMmad: Mmad takes m, n, k up to 4095");
+
+  // Bytes of each buffer. (A transposing load of an odd tail writes one fractal past the valid
+  // region; that happens only below the full tile, so the full-size buffers have room for it.)
+  static constexpr uint32_t kL1ABytes =
+      (kColumnMajorA ? FormA::Elements(kL1K, kL1M) : FormA::Elements(kL1M, kL1K)) *
+      sizeof(ElementA);
+  static constexpr uint32_t kL1BBytes =
+      (kRowMajorB ? FormB::Elements(kL1K, kL1N) : FormB::Elements(kL1N, kL1K)) * sizeof(ElementB);
+  static constexpr uint32_t kL0ABytes = RoundUp(kL1M, 32) * kL0K * sizeof(ElementA);
+  static constexpr uint32_t kL0BBytes = kL0K * RoundUp(kL1N, 32) * sizeof(ElementB);
+  static constexpr uint32_t kL0CBytes = kL1M * kL1N * sizeof(ElementAccumulator);
+
+  // The 2201 ("ascend910b") budgets: a tile shape that passes runs on both profiles.
+  static_assert(kStages * (kL1ABytes + kL1BBytes) <= 512 * 1024 - 256,
+                "BlockMmad: Stages x (L1 A tile + L1 B tile) exceeds the 2201 L1 (512 KB - 256)");
+  static_assert(kL0Stages * kL0ABytes <= 64 * 1024, "BlockMmad: L0Stages x L0A tile exceeds 64 KB");
+  static_assert(kL0Stages * kL0BBytes <= 64 * 1024, "BlockMmad: L0Stages x L0B tile exceeds 64 KB");
+  static_assert(kL0CBytes <= 128 * 1024, "BlockMmad: the L0C tile exceeds 128 KB");
+
+  // Host: OK when the buffers fit the on-chip memories of `arch`; else which one does not.
+  static Status can_implement(const device::ArchSpec& arch) {
+    const auto check = [&](uint64_t need, uint64_t have, const char* what) -> Status {
+      if (need <= have) return OkStatus();
+      return OutOfRange("BlockMmad: " + std::string(what) + " needs " + std::to_string(need) +
+                        " bytes; profile " + arch.name + " has " + std::to_string(have));
+    };
+    TESSERA_RETURN_IF_ERROR(
+        check(uint64_t{kStages} * (kL1ABytes + kL1BBytes), arch.l1_bytes, "L1"));
+    TESSERA_RETURN_IF_ERROR(check(uint64_t{kL0Stages} * kL0ABytes, arch.l0a_bytes, "L0A"));
+    TESSERA_RETURN_IF_ERROR(check(uint64_t{kL0Stages} * kL0BBytes, arch.l0b_bytes, "L0B"));
+    return check(kL0CBytes, arch.l0c_bytes, "L0C");
+  }
+
+  explicit BlockMmad(::tessera::kernel::TPipe& pipe) {
+    for (uint32_t s = 0; s < kStages; ++s) {
+      pipe.InitBuffer(l1a_buf_[s], kL1ABytes);
+      pipe.InitBuffer(l1b_buf_[s], kL1BBytes);
+      l1a_[s] = l1a_buf_[s].template Get<ElementA>();
+      l1b_[s] = l1b_buf_[s].template Get<ElementB>();
+      ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::MTE1_MTE2>(static_cast<int32_t>(s));
+    }
+    for (uint32_t s = 0; s < kL0Stages; ++s) {
+      pipe.InitBuffer(l0a_buf_[s], kL0ABytes);
+      pipe.InitBuffer(l0b_buf_[s], kL0BBytes);
+      l0a_[s] = l0a_buf_[s].template Get<ElementA>();
+      l0b_[s] = l0b_buf_[s].template Get<ElementB>();
+      ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::M_MTE1>(static_cast<int32_t>(s));
+    }
+    pipe.InitBuffer(l0c_buf_, kL0CBytes);
+    l0c_ = l0c_buf_.template Get<ElementAccumulator>();
+    ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::FIX_M>(0);
+  }
+  BlockMmad(const BlockMmad&) = delete;
+  BlockMmad& operator=(const BlockMmad&) = delete;
+  ~BlockMmad() {
+    for (uint32_t s = 0; s < kStages; ++s)
+      ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::MTE1_MTE2>(static_cast<int32_t>(s));
+    for (uint32_t s = 0; s < kL0Stages; ++s)
+      ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::M_MTE1>(static_cast<int32_t>(s));
+    ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::FIX_M>(0);
+  }
+
+  // C[m x n] = A[m x k] * B[k x n] for one block (shape.m <= L1 M, shape.n <= L1 N, shape.k >= 1;
+  // a column-major A gives m == 1 only with lda == 1 - kernel::BlockTileFor keeps it so),
+  // written to `c` (row pitch ldc) as ElementC. `a` is the block's first element of A (row-major:
+  // A[m0][0], pitch lda; column-major: A^T[0][m0]); `b` likewise (row-major: B[0][n0];
+  // column-major: B^T[n0][0]).
+  void operator()(const ::tessera::kernel::GlobalTensor<ElementA>& a, uint64_t lda,
+                  const ::tessera::kernel::GlobalTensor<ElementB>& b, uint64_t ldb,
+                  const ::tessera::kernel::GlobalTensor<ElementC>& c, uint64_t ldc,
+                  const GemmCoord& shape) {
+    const uint32_t k_tiles = CeilDiv(shape.k, kL1K);
+    uint32_t slot = l1_slot_;
+    LoadL1(slot, a, lda, b, ldb, shape, 0);
+    ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::FIX_M>(0);
+    for (uint32_t kt = 0; kt < k_tiles; ++kt) {
+      const uint32_t next = (slot + 1) % kStages;
+      if (kStages > 1 && kt + 1 < k_tiles) LoadL1(next, a, lda, b, ldb, shape, kt + 1);
+      // The K tile copied after this one is fetched into the cache while the Mmads run.
+      const uint32_t ahead = kt + (kStages > 1 ? 2 : 1);
+      if (ahead < k_tiles) Prefetch(a, lda, b, ldb, shape, ahead);
+      ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::MTE2_MTE1>(
+          static_cast<int32_t>(slot));
+      const uint32_t k_actual = std::min(kL1K, shape.k - kt * kL1K);
+      for (uint32_t kp = 0; kp < k_actual; kp += kL0K) {
+        const uint32_t part = std::min(kL0K, k_actual - kp);
+        const auto l0 = static_cast<int32_t>(l0_slot_);
+        ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::M_MTE1>(l0);
+        if (kColumnMajorA && shape.m == 1) {
+          // A one-column A^T with unit pitch is the row vector of the GEMV path.
+          tile::CopyL1ToL0A<ElementA, false>::Run(l0a_[l0_slot_], l1a_[slot], 1, part, kp,
+                                                  k_actual);
+        } else {
+          LoadA::Run(l0a_[l0_slot_], l1a_[slot], shape.m, part, kp, k_actual);
+        }
+        LoadB::Run(l0b_[l0_slot_], l1b_[slot], shape.n, part, kp, k_actual);
+        ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::MTE1_M>(l0);
+        ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::MTE1_M>(l0);
+        Mma::Run(l0c_, l0a_[l0_slot_], l0b_[l0_slot_], shape.m, shape.n, part, kt == 0 && kp == 0);
+        ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::M_MTE1>(l0);
+        l0_slot_ = (l0_slot_ + 1) % kL0Stages;
+      }
+      ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::MTE1_MTE2>(
+          static_cast<int32_t>(slot));
+      if (kStages == 1 && kt + 1 < k_tiles) LoadL1(slot, a, lda, b, ldb, shape, kt + 1);
+      slot = next;
+    }
+    l1_slot_ = slot;
+    ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::M_FIX>(0);
+    ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::M_FIX>(0);
+    CopyC::Run(c, l0c_, shape.m, shape.n, ldc);
+    ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::FIX_M>(0);
+  }
+
+ private:
+  // Cache prefetch of K tile `kt` of A and B (see tile::PrefetchGm).
+  static void Prefetch(const ::tessera::kernel::GlobalTensor<ElementA>& a, uint64_t lda,
+                       const ::tessera::kernel::GlobalTensor<ElementB>& b, uint64_t ldb,
+                       const GemmCoord& shape, uint32_t kt) {
+    const uint32_t k0 = kt * kL1K;
+    const uint32_t k_actual = std::min(kL1K, shape.k - k0);
+    if constexpr (kColumnMajorA) {
+      tile::PrefetchGm(a[uint64_t{k0} * lda], k_actual, shape.m, lda);
+    } else {
+      tile::PrefetchGm(a[k0], shape.m, k_actual, lda);
+    }
+    if constexpr (kRowMajorB) {
+      tile::PrefetchGm(b[uint64_t{k0} * ldb], k_actual, shape.n, ldb);
+    } else {
+      tile::PrefetchGm(b[k0], shape.n, k_actual, ldb);
+    }
+  }
+
+  // GM -> L1 slot `slot` of K tile `kt` of A and B.
+  void LoadL1(uint32_t slot, const ::tessera::kernel::GlobalTensor<ElementA>& a, uint64_t lda,
+              const ::tessera::kernel::GlobalTensor<ElementB>& b, uint64_t ldb,
+              const GemmCoord& shape, uint32_t kt) {
+    const uint32_t k0 = kt * kL1K;
+    const uint32_t k_actual = std::min(kL1K, shape.k - k0);
+    const auto id = static_cast<int32_t>(slot);
+    ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::MTE1_MTE2>(id);
+    if (kColumnMajorA && shape.m == 1) {
+      // Precondition (DeviceGemm checks it): lda == 1, so the column is contiguous.
+      tile::CopyGmToL1<ElementA, false>::Run(l1a_[slot], a[k0], 1, k_actual, k_actual, true);
+    } else if constexpr (kColumnMajorA) {
+      CopyA::Run(l1a_[slot], a[uint64_t{k0} * lda], k_actual, shape.m, lda);
+    } else {
+      CopyA::Run(l1a_[slot], a[k0], shape.m, k_actual, lda, shape.m == 1);
+    }
+    if constexpr (kRowMajorB) {
+      CopyB::Run(l1b_[slot], b[uint64_t{k0} * ldb], k_actual, shape.n, ldb);
+    } else {
+      CopyB::Run(l1b_[slot], b[k0], shape.n, k_actual, ldb);
+    }
+    ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::MTE2_MTE1>(id);
+  }
+
+  ::tessera::kernel::TBuf<::tessera::kernel::TPosition::A1> l1a_buf_[kStages];
+  ::tessera::kernel::TBuf<::tessera::kernel::TPosition::B1> l1b_buf_[kStages];
+  ::tessera::kernel::TBuf<::tessera::kernel::TPosition::A2> l0a_buf_[kL0Stages];
+  ::tessera::kernel::TBuf<::tessera::kernel::TPosition::B2> l0b_buf_[kL0Stages];
+  ::tessera::kernel::TBuf<::tessera::kernel::TPosition::CO1> l0c_buf_;
+  ::tessera::kernel::LocalTensor<ElementA> l1a_[kStages];
+  ::tessera::kernel::LocalTensor<ElementB> l1b_[kStages];
+  ::tessera::kernel::LocalTensor<ElementA> l0a_[kL0Stages];
+  ::tessera::kernel::LocalTensor<ElementB> l0b_[kL0Stages];
+  ::tessera::kernel::LocalTensor<ElementAccumulator> l0c_;
+  uint32_t l1_slot_ = 0;
+  uint32_t l0_slot_ = 0;
+};
+
+}  // namespace tessera::gemm::block

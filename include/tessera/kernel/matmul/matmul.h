@@ -1,0 +1,397 @@
+// The high-level Matmul API (Ascend C's Matmul<A, B, C, BIAS>, MatmulType, REGIST_MATMUL_OBJ).
+//
+//   using A = MatmulType<TPosition::GM, CubeFormat::ND, half>;
+//   using C = MatmulType<TPosition::VECIN, CubeFormat::ND, float>;
+//   Matmul<A, A, C, MatmulType<TPosition::GM, CubeFormat::ND, float>> mm;
+//   REGIST_MATMUL_OBJ(&pipe, workspace, mm, &tiling);   // MIX: before pipe.InitBuffer
+//   mm.SetTensorA(aGm); mm.SetTensorB(bGm); mm.SetBias(biasGm);
+//   while (mm.Iterate()) { mm.GetTensorC(ubTensor, false, true); ... }
+//   mm.End();
+//
+// Modes, as on the 2201 NPU:
+//  - MIX kernel (launched KernelType::kMix): the object lives on each AIV as a client; the AIC of
+//    the group runs a server inside REGIST_MATMUL_OBJ that does the cube work (DataCopy ND->Nz,
+//    LoadData, Mmad, Fixpipe) for both AIVs' requests and then leaves the kernel (user code after
+//    REGIST_MATMUL_OBJ does not run on the AIC). Requests and C blocks for a VECIN target travel
+//    through the GM workspace; cross-core flags 0 and 1 wake the server and the clients. The two
+//    AIVs of a group are independent clients. The workspace needs MatmulWorkspaceBytes(blockDim).
+//  - Pure cube (an AIC kernel, or ASCENDC_CUBE_ONLY defined): the object computes directly on the
+//    AIC, using its L1/L0A/L0B/L0C/bias table from their start (do not place other buffers there).
+//
+// Blocks: a core computes singleCoreM x singleCoreN of C (SetSingleShape/SetTail for its tail) in
+// base blocks of baseM x baseN; Iterate() steps to the next base block (M fastest when
+// iterateOrder is 0), GetTensorC writes it: to GM at its place in the core's block (row pitch N),
+// or with enSequentialWrite at the tensor's start with row pitch baseN; to a VECIN (UB) tensor
+// always as a baseM x baseN tile with row pitch baseN (a tail block fills its top-left corner).
+// Row pitches: A is M x Ka (transposed: Ka x M), B is Kb x N (transposed: N x Kb), C is M x N, all
+// at most 65535 (the ND->Nz copy's limit). Only synchronous calls (Iterate<true>, GetTensorC<true>)
+// and enAtomic = 0 are supported.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "tessera/core/float16.h"
+#include "tessera/device/arch_spec.h"
+#include "tessera/device/block.h"
+#include "tessera/device/memory.h"
+#include "tessera/kernel/check.h"
+#include "tessera/kernel/cube/cube.h"
+#include "tessera/kernel/global_tensor.h"
+#include "tessera/kernel/kernel.h"
+#include "tessera/kernel/local_tensor.h"
+#include "tessera/kernel/matmul/detail/matmul_engine.h"
+#include "tessera/kernel/matmul/detail/matmul_protocol.h"
+#include "tessera/kernel/pipe.h"
+#include "tessera/tiling/matmul_tiling.h"
+
+namespace tessera::kernel {
+
+using tiling::TCubeTiling;
+
+enum class CubeFormat : uint8_t { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR };
+enum class LayoutMode : uint8_t { NONE = 0, BSNGD, SBNGD, BNGS1S2, NORMAL };
+
+// An operand of the Matmul: where it lives, its format and element type; ISTRANS allows
+// SetTensorA/B(..., true).
+template <TPosition POSITION, CubeFormat FORMAT, class TYPE, bool ISTRANS = false,
+          LayoutMode LAYOUT = LayoutMode::NONE, bool IBSHARE = false,
+          TPosition SRCPOS = TPosition::GM>
+struct MatmulType {
+  static constexpr TPosition pos = POSITION;
+  static constexpr CubeFormat format = FORMAT;
+  using T = TYPE;
+  static constexpr bool isTrans = ISTRANS;
+  static constexpr LayoutMode layout = LAYOUT;
+  static constexpr bool ibShare = IBSHARE;
+  static constexpr TPosition srcPos = SRCPOS;
+};
+
+// Matmul configurations (tessera runs every configuration the same way; the names exist so vendor
+// kernels compile).
+struct MatmulConfig {
+  bool doNorm = true;
+  bool doMultiDataLoad = false;
+  bool enUnitFlag = true;
+};
+inline constexpr MatmulConfig CFG_NORM{true, false, true};
+inline constexpr MatmulConfig CFG_MDL{false, true, false};
+
+// GM bytes REGIST_MATMUL_OBJ needs in a MIX launch of `block_dim` groups (host or kernel).
+constexpr uint64_t MatmulWorkspaceBytes(uint32_t block_dim) {
+  return uint64_t{block_dim} * detail::kMatmulGroupBytes;
+}
+
+// The buffer sizes of a profile's AI core, for the host tiling classes (host side).
+inline tiling::MatmulPlatform MatmulPlatformOf(const device::ArchSpec& arch) {
+  tiling::MatmulPlatform p;
+  p.l1_bytes = static_cast<int64_t>(arch.l1_bytes);
+  p.l0a_bytes = static_cast<int64_t>(arch.l0a_bytes);
+  p.l0b_bytes = static_cast<int64_t>(arch.l0b_bytes);
+  p.l0c_bytes = static_cast<int64_t>(arch.l0c_bytes);
+  p.ub_bytes = static_cast<int64_t>(arch.ub_bytes);
+  p.bt_bytes = static_cast<int64_t>(arch.bt_bytes);
+  return p;
+}
+
+template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE,
+          const auto& MM_CFG = CFG_NORM>
+class Matmul {
+  using AT = typename A_TYPE::T;
+  using BT = typename B_TYPE::T;
+  using CT = typename C_TYPE::T;
+  using BiasT = typename BIAS_TYPE::T;
+  static_assert(std::is_same_v<AT, BT>, "Matmul: A and B must have the same element type");
+  static_assert(std::is_same_v<AT, half> || std::is_same_v<AT, bfloat16> ||
+                    std::is_same_v<AT, float> || std::is_same_v<AT, int8_t>,
+                "Matmul: A/B must be half, bfloat16_t, float or int8_t");
+  static_assert(std::is_same_v<AT, int8_t>
+                    ? std::is_same_v<CT, int32_t>
+                    : (std::is_same_v<CT, float> ||
+                       (!std::is_same_v<AT, float> &&
+                        (std::is_same_v<CT, half> || std::is_same_v<CT, bfloat16>))),
+                "Matmul: C must be int32_t for int8 inputs, float for float inputs, and float, "
+                "half or bfloat16_t for half/bfloat16_t inputs");
+  static_assert(std::is_same_v<AT, int8_t>
+                    ? std::is_same_v<BiasT, int32_t>
+                    : (std::is_same_v<BiasT, float> ||
+                       (!std::is_same_v<AT, float> &&
+                        (std::is_same_v<BiasT, half> || std::is_same_v<BiasT, bfloat16>))),
+                "Matmul: the bias must be int32_t for int8 inputs, float for float inputs, and "
+                "float, half or bfloat16_t for half/bfloat16_t inputs");
+  // The bias is always a GM tensor (SetBias); BIAS_TYPE defaults to C_TYPE, so its position is
+  // not checked.
+  static_assert(A_TYPE::pos == TPosition::GM && B_TYPE::pos == TPosition::GM,
+                "Matmul: tessera reads A and B from GM");
+  static_assert(C_TYPE::pos == TPosition::GM || C_TYPE::pos == TPosition::VECIN ||
+                    C_TYPE::pos == TPosition::VECCALC,
+                "Matmul: C is written to GM or to a VECIN (UB) tensor");
+  static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND &&
+                    C_TYPE::format == CubeFormat::ND,
+                "Matmul: tessera supports ND operands");
+
+ public:
+  // Takes the tiling (copied) and validates it against this core's buffers; fails the block
+  // with the broken rule otherwise. REGIST_MATMUL_OBJ calls it.
+  void Init(const TCubeTiling* tiling, TPipe* = nullptr) {
+    detail::MatmulRequire(tiling != nullptr, "Matmul::Init", "tiling is null");
+    tiling_ = *tiling;
+    const device::BlockContext* ctx = device::CurrentBlock();
+    detail::MatmulRequire(ctx != nullptr, "Matmul::Init", "call it inside a kernel");
+    tiling::MatmulPlatform p;
+    // The cube core's sizes: on an AIV client they are those of its group's AIC (same profile).
+    const auto& arch_limit = [](size_t v, int64_t fallback) {
+      return v > 0 ? static_cast<int64_t>(v) : fallback;
+    };
+    p.l1_bytes = arch_limit(ctx->l1_bytes, p.l1_bytes);
+    p.l0a_bytes = arch_limit(ctx->l0a_bytes, p.l0a_bytes);
+    p.l0b_bytes = arch_limit(ctx->l0b_bytes, p.l0b_bytes);
+    p.l0c_bytes = arch_limit(ctx->l0c_bytes, p.l0c_bytes);
+    p.bt_bytes = arch_limit(ctx->bt_bytes, p.bt_bytes);
+    // Every K chunk is loaded on its own, so only the C0 alignment of baseK matters here.
+    const Status st = tiling::CheckCubeTiling(tiling_, p, sizeof(AT), false, true, sizeof(BiasT));
+    detail::MatmulRequire(st.ok(), "Matmul::Init", std::string(st.message()));
+    detail::MatmulRequire(
+        int64_t{tiling_.baseM} * tiling_.baseN * static_cast<int64_t>(sizeof(CT)) <=
+            static_cast<int64_t>(detail::kMatmulCBufferBytes),
+        "Matmul::Init", "a C block of baseM*baseN exceeds 128 KB");
+    orgM_ = tiling_.M;
+    orgN_ = tiling_.N;
+    orgKa_ = tiling_.Ka;
+    orgKb_ = tiling_.Kb;
+    singleM_ = tiling_.singleCoreM;
+    singleN_ = tiling_.singleCoreN;
+    singleK_ = tiling_.singleCoreK;
+    hasBias_ = tiling_.isBias != 0;
+    inited_ = true;
+    Reset();
+  }
+
+  void SetTensorA(const GlobalTensor<AT>& gm, bool isTransposeA = false) {
+    a_ = gm.data();
+    aTrans_ = isTransposeA;
+  }
+  void SetTensorB(const GlobalTensor<BT>& gm, bool isTransposeB = false) {
+    b_ = gm.data();
+    bTrans_ = isTransposeB;
+  }
+  void SetBias(const GlobalTensor<BiasT>& gm) {
+    bias_ = gm.data();
+    hasBias_ = true;
+  }
+  void DisableBias() { hasBias_ = false; }
+  void ClearBias() { DisableBias(); }
+  void SetOrgShape(int orgM, int orgN, int orgK) { SetOrgShape(orgM, orgN, orgK, orgK); }
+  void SetOrgShape(int orgM, int orgN, int orgKa, int orgKb, int = 0) {
+    orgM_ = orgM;
+    orgN_ = orgN;
+    orgKa_ = orgKa;
+    orgKb_ = orgKb;
+  }
+  // This core's block (for tails); -1 keeps the current value.
+  void SetSingleShape(int singleM, int singleN, int singleK) {
+    if (singleM > 0) singleM_ = singleM;
+    if (singleN > 0) singleN_ = singleN;
+    if (singleK > 0) singleK_ = singleK;
+    Reset();
+  }
+  void SetTail(int tailM = -1, int tailN = -1, int tailK = -1) {
+    SetSingleShape(tailM, tailN, tailK);
+  }
+
+  // Steps to the next base block; false when the core's block is done (then starts over).
+  template <bool sync = true>
+  bool Iterate(bool enPartialSum = false) {
+    static_assert(sync, "tessera's Matmul runs synchronously: use Iterate<true>()");
+    detail::MatmulRequire(!enPartialSum, "Matmul::Iterate", "enPartialSum is not supported");
+    CheckReady("Matmul::Iterate");
+    const int64_t total = MBlocks() * NBlocks();
+    if (cursor_ + 1 >= total) {
+      cursor_ = -1;
+      return false;
+    }
+    ++cursor_;
+    return true;
+  }
+
+  // The current base block to GM: at its place in the core's block (row pitch N), or with
+  // enSequentialWrite at gm's start with row pitch baseN.
+  template <bool sync = true>
+  void GetTensorC(const GlobalTensor<CT>& gm, uint8_t enAtomic = 0,
+                  bool enSequentialWrite = false) {
+    static_assert(sync, "tessera's Matmul runs synchronously: use GetTensorC<true>()");
+    detail::MatmulRequire(enAtomic == 0, "Matmul::GetTensorC", "enAtomic must be 0");
+    CheckBlock("Matmul::GetTensorC");
+    const int64_t bi = BlockRow(), bj = BlockCol();
+    detail::MatmulJob job = Job(bi, bj);
+    if (enSequentialWrite) {
+      job.dst = gm.data();
+      job.dstPitch = tiling_.baseN;
+    } else {
+      job.dst = gm.data() + bi * tiling_.baseM * orgN_ + bj * tiling_.baseN;
+      job.dstPitch = orgN_;
+    }
+    Run(job);
+  }
+
+  // The current base block to a VECIN (UB) tensor as a baseM x baseN tile (MIX clients only).
+  template <bool sync = true>
+  void GetTensorC(const LocalTensor<CT>& ub, uint8_t enAtomic = 0, bool = false) {
+    static_assert(sync, "tessera's Matmul runs synchronously: use GetTensorC<true>()");
+    detail::MatmulRequire(enAtomic == 0, "Matmul::GetTensorC", "enAtomic must be 0");
+    CheckBlock("Matmul::GetTensorC");
+    detail::MatmulRequire(
+        link_ != nullptr, "Matmul::GetTensorC",
+        "a UB destination needs the MIX client mode (an AIV of a MIX kernel after "
+        "REGIST_MATMUL_OBJ); the AIC has no UB");
+    const int64_t bi = BlockRow(), bj = BlockCol();
+    detail::MatmulJob job = Job(bi, bj);
+    auto* cbuf =
+        reinterpret_cast<CT*>(detail::MatmulCBuffer(link_->workspace, link_->group, link_->sub));
+    job.dst = cbuf;
+    job.dstPitch = tiling_.baseN;
+    Run(job);
+    const int64_t rows = job.rows;
+    const uint32_t count = static_cast<uint32_t>(rows * tiling_.baseN);
+    GlobalTensor<CT> g;
+    g.SetGlobalBuffer(cbuf, count);
+    DataCopy(ub, g, count);
+  }
+
+  // The whole core block to GM (row pitch N; enSequentialWrite: pitch singleCoreN).
+  template <bool sync = true>
+  void IterateAll(const GlobalTensor<CT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false,
+                  bool = false, bool = false) {
+    static_assert(sync, "tessera's Matmul runs synchronously: use IterateAll<true>()");
+    detail::MatmulRequire(enAtomic == 0, "Matmul::IterateAll", "enAtomic must be 0");
+    CheckReady("Matmul::IterateAll");
+    detail::MatmulJob job = Job(0, 0);
+    job.rows = singleM_;
+    job.cols = singleN_;
+    job.dst = gm.data();
+    job.dstPitch = enSequentialWrite ? singleN_ : orgN_;
+    Run(job);
+  }
+
+  void End() { Reset(); }
+
+  // The AIV index inside its group (0/1); 0 on the AIC.
+  uint8_t GetSubBlockIdx() const { return static_cast<uint8_t>(device::GetSubBlockIdx()); }
+
+  // For REGIST_MATMUL_OBJ.
+  void AttachClient(detail::MatmulClientLink* link) { link_ = link; }
+
+ private:
+  static void Serve(const detail::MatmulJob& job) { detail::RunMatmulJob<AT, CT, BiasT>(job); }
+
+  void Reset() { cursor_ = -1; }
+  int64_t MBlocks() const { return detail::CeilDiv(singleM_, tiling_.baseM); }
+  int64_t NBlocks() const { return detail::CeilDiv(singleN_, tiling_.baseN); }
+  int64_t BlockRow() const {
+    return tiling_.iterateOrder == 0 ? cursor_ % MBlocks() : cursor_ / NBlocks();
+  }
+  int64_t BlockCol() const {
+    return tiling_.iterateOrder == 0 ? cursor_ / MBlocks() : cursor_ % NBlocks();
+  }
+
+  void CheckReady(const char* api) const {
+    detail::MatmulRequire(inited_, api, "call Init or REGIST_MATMUL_OBJ first");
+    detail::MatmulRequire(a_ != nullptr && b_ != nullptr, api,
+                          "call SetTensorA and SetTensorB first");
+    detail::MatmulRequire(!hasBias_ || bias_ != nullptr, api,
+                          "the tiling has isBias = 1: call SetBias, or DisableBias");
+    detail::MatmulRequire(
+        singleM_ >= 1 && singleN_ >= 1 && singleK_ >= 1 && singleM_ <= orgM_ && singleN_ <= orgN_ &&
+            singleK_ <= std::min(orgKa_, orgKb_),
+        api,
+        "single shape " + std::to_string(singleM_) + " x " + std::to_string(singleN_) + " x " +
+            std::to_string(singleK_) + " exceeds the original shape " + std::to_string(orgM_) +
+            " x " + std::to_string(orgN_) + " x " + std::to_string(std::min(orgKa_, orgKb_)));
+    const int64_t pitch_a = aTrans_ ? orgM_ : orgKa_, pitch_b = bTrans_ ? orgKb_ : orgN_;
+    detail::MatmulRequire(pitch_a <= 65535 && pitch_b <= 65535 && orgN_ <= 65535, api,
+                          "row pitches above 65535 elements are not supported (A " +
+                              std::to_string(pitch_a) + ", B " + std::to_string(pitch_b) + ")");
+  }
+  void CheckBlock(const char* api) const {
+    CheckReady(api);
+    detail::MatmulRequire(cursor_ >= 0, api,
+                          "call Iterate() first (it returned false or was not called)");
+  }
+
+  detail::MatmulJob Job(int64_t bi, int64_t bj) const {
+    detail::MatmulJob job;
+    job.a = a_;
+    job.b = b_;
+    job.bias = hasBias_ ? bias_ : nullptr;
+    job.orgM = orgM_;
+    job.orgN = orgN_;
+    job.orgKa = orgKa_;
+    job.orgKb = orgKb_;
+    job.k = singleK_;
+    job.m0 = bi * tiling_.baseM;
+    job.n0 = bj * tiling_.baseN;
+    job.rows = std::min<int64_t>(tiling_.baseM, singleM_ - job.m0);
+    job.cols = std::min<int64_t>(tiling_.baseN, singleN_ - job.n0);
+    job.baseM = tiling_.baseM;
+    job.baseN = tiling_.baseN;
+    job.baseK = tiling_.baseK;
+    job.iterateOrder = tiling_.iterateOrder;
+    job.aTrans = aTrans_;
+    job.bTrans = bTrans_;
+    return job;
+  }
+
+  // A job's region offsets are relative to the core block; A/B/bias pointers are the core's.
+  void Run(detail::MatmulJob job) {
+    if (link_ == nullptr) {
+      detail::MatmulRequire(
+          device::GetCoreType() == device::CoreType::kAic, "Matmul",
+          "on a vector core the Matmul needs REGIST_MATMUL_OBJ in a MIX kernel (the "
+          "AIC does the cube work)");
+      detail::RunMatmulJob<AT, CT, BiasT>(job);
+      return;
+    }
+    detail::MatmulRequest req;
+    req.kind = detail::MatmulRequest::Kind::kCompute;
+    req.serve = &Serve;
+    req.job = job;
+    detail::MatmulPost(*link_, req);
+  }
+
+  TCubeTiling tiling_{};
+  bool inited_ = false;
+  const AT* a_ = nullptr;
+  const BT* b_ = nullptr;
+  const BiasT* bias_ = nullptr;
+  bool aTrans_ = false, bTrans_ = false, hasBias_ = false;
+  int64_t orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0;
+  int64_t singleM_ = 0, singleN_ = 0, singleK_ = 0;
+  int64_t cursor_ = -1;
+  detail::MatmulClientLink* link_ = nullptr;  // the REGIST guard's, in MIX client mode
+};
+
+}  // namespace tessera::kernel
+
+#ifdef ASCENDC_CUBE_ONLY
+#define TESSERA_MATMUL_CUBE_ONLY_ true
+#else
+#define TESSERA_MATMUL_CUBE_ONLY_ false
+#endif
+
+// REGIST_MATMUL_OBJ(&pipe, workspace, mm, &tiling[, mm2, &tiling2, ...]): up to 4 objects. In a
+// MIX kernel the AIC serves the AIVs' requests here and then returns from the kernel; call it
+// before pipe.InitBuffer, in the kernel's outermost scope (its registration lives until the kernel
+// returns).
+#define REGIST_MATMUL_OBJ(pipe, workspace, ...)                                      \
+  ::tessera::kernel::detail::MatmulRegistration tesseraMatmulRegistration_(          \
+      ::tessera::kernel::detail::AsWorkspace(workspace), TESSERA_MATMUL_CUBE_ONLY_); \
+  (void)(pipe);                                                                      \
+  if (tesseraMatmulRegistration_.server()) {                                         \
+    tesseraMatmulRegistration_.Serve();                                              \
+    return;                                                                          \
+  }                                                                                  \
+  tesseraMatmulRegistration_.Attach(__VA_ARGS__)

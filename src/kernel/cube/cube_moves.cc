@@ -1,0 +1,398 @@
+// The cube's data moves: DataCopy GM -> L1 (ND -> Nz), L1 -> bias table, LoadData 2D and
+// LoadDataWithTranspose L1 -> L0A/L0B. These are the packing steps of a GEMM, so the inner loops
+// move whole 32-byte rows and transpose fractals with SIMD shuffles (SSE2 is part of x86-64).
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "cube_internal.h"
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
+namespace tessera::kernel::detail {
+namespace {
+
+constexpr uint32_t kFractalBytes = 512;
+
+inline void Copy32(std::byte* dst, const std::byte* src) {
+  std::memcpy(dst, src, 32);
+}
+
+// ---- fractal transposes ---------------------------------------------------------------------
+// Each transposes a square block: out[c][r] = in[r][c], rows `in_pitch` / `out_pitch` bytes apart.
+
+#if defined(__x86_64__)
+inline __m128i Load(const std::byte* p) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+}
+inline void Store(std::byte* p, __m128i v) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+}
+
+// 8 x 8 of 16-bit elements.
+void Transpose8x8x16(const std::byte* in, size_t in_pitch, std::byte* out, size_t out_pitch) {
+  __m128i a[8];
+  for (int i = 0; i < 8; ++i)
+    a[i] = Load(in + i * in_pitch);
+  const __m128i t0 = _mm_unpacklo_epi16(a[0], a[1]), t1 = _mm_unpackhi_epi16(a[0], a[1]);
+  const __m128i t2 = _mm_unpacklo_epi16(a[2], a[3]), t3 = _mm_unpackhi_epi16(a[2], a[3]);
+  const __m128i t4 = _mm_unpacklo_epi16(a[4], a[5]), t5 = _mm_unpackhi_epi16(a[4], a[5]);
+  const __m128i t6 = _mm_unpacklo_epi16(a[6], a[7]), t7 = _mm_unpackhi_epi16(a[6], a[7]);
+  const __m128i u0 = _mm_unpacklo_epi32(t0, t2), u1 = _mm_unpackhi_epi32(t0, t2);
+  const __m128i u2 = _mm_unpacklo_epi32(t1, t3), u3 = _mm_unpackhi_epi32(t1, t3);
+  const __m128i u4 = _mm_unpacklo_epi32(t4, t6), u5 = _mm_unpackhi_epi32(t4, t6);
+  const __m128i u6 = _mm_unpacklo_epi32(t5, t7), u7 = _mm_unpackhi_epi32(t5, t7);
+  Store(out + 0 * out_pitch, _mm_unpacklo_epi64(u0, u4));
+  Store(out + 1 * out_pitch, _mm_unpackhi_epi64(u0, u4));
+  Store(out + 2 * out_pitch, _mm_unpacklo_epi64(u1, u5));
+  Store(out + 3 * out_pitch, _mm_unpackhi_epi64(u1, u5));
+  Store(out + 4 * out_pitch, _mm_unpacklo_epi64(u2, u6));
+  Store(out + 5 * out_pitch, _mm_unpackhi_epi64(u2, u6));
+  Store(out + 6 * out_pitch, _mm_unpacklo_epi64(u3, u7));
+  Store(out + 7 * out_pitch, _mm_unpackhi_epi64(u3, u7));
+}
+
+// 4 x 4 of 32-bit elements.
+void Transpose4x4x32(const std::byte* in, size_t in_pitch, std::byte* out, size_t out_pitch) {
+  const __m128i a0 = Load(in), a1 = Load(in + in_pitch), a2 = Load(in + 2 * in_pitch),
+                a3 = Load(in + 3 * in_pitch);
+  const __m128i t0 = _mm_unpacklo_epi32(a0, a1), t1 = _mm_unpackhi_epi32(a0, a1);
+  const __m128i t2 = _mm_unpacklo_epi32(a2, a3), t3 = _mm_unpackhi_epi32(a2, a3);
+  Store(out, _mm_unpacklo_epi64(t0, t2));
+  Store(out + out_pitch, _mm_unpackhi_epi64(t0, t2));
+  Store(out + 2 * out_pitch, _mm_unpacklo_epi64(t1, t3));
+  Store(out + 3 * out_pitch, _mm_unpackhi_epi64(t1, t3));
+}
+
+// 16 x 16 of 8-bit elements.
+void Transpose16x16x8(const std::byte* in, size_t in_pitch, std::byte* out, size_t out_pitch) {
+  __m128i a[16], b[16];
+  for (int i = 0; i < 16; ++i)
+    a[i] = Load(in + i * in_pitch);
+  for (int i = 0; i < 8; ++i) {
+    b[i] = _mm_unpacklo_epi8(a[2 * i], a[2 * i + 1]);
+    b[i + 8] = _mm_unpackhi_epi8(a[2 * i], a[2 * i + 1]);
+  }
+  for (int i = 0; i < 8; ++i) {
+    a[i] = _mm_unpacklo_epi16(b[2 * i], b[2 * i + 1]);
+    a[i + 8] = _mm_unpackhi_epi16(b[2 * i], b[2 * i + 1]);
+  }
+  for (int i = 0; i < 8; ++i) {
+    b[i] = _mm_unpacklo_epi32(a[2 * i], a[2 * i + 1]);
+    b[i + 8] = _mm_unpackhi_epi32(a[2 * i], a[2 * i + 1]);
+  }
+  for (int i = 0; i < 8; ++i) {
+    a[i] = _mm_unpacklo_epi64(b[2 * i], b[2 * i + 1]);
+    a[i + 8] = _mm_unpackhi_epi64(b[2 * i], b[2 * i + 1]);
+  }
+  // After four interleaving rounds the rows come out in bit-reversed order of their index.
+  static constexpr int kOrder[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+  for (int i = 0; i < 16; ++i)
+    Store(out + kOrder[i] * out_pitch, a[i]);
+}
+#endif
+
+template <class E>
+void TransposeScalar(const std::byte* in, size_t in_pitch, std::byte* out, size_t out_pitch,
+                     int n) {
+  for (int r = 0; r < n; ++r) {
+    for (int c = 0; c < n; ++c) {
+      E v;
+      std::memcpy(&v, in + r * in_pitch + c * sizeof(E), sizeof(E));
+      std::memcpy(out + c * out_pitch + r * sizeof(E), &v, sizeof(E));
+    }
+  }
+}
+
+// One 16 x 16 b16 fractal (rows 32 bytes).
+void TransposeFractal16(const std::byte* in, std::byte* out) {
+#if defined(__x86_64__)
+  for (int br = 0; br < 2; ++br) {
+    for (int bc = 0; bc < 2; ++bc)
+      Transpose8x8x16(in + br * 8 * 32 + bc * 16, 32, out + bc * 8 * 32 + br * 16, 32);
+  }
+#else
+  TransposeScalar<uint16_t>(in, 32, out, 32, 16);
+#endif
+}
+
+// A b32 square: 16 x 16 held as two Nz fractals of 16 x 8 (S[r][c] at (c/8)*512 + r*32 +
+// (c%8)*4 bytes); the transpose goes to the same shape with the second fractal `frac2` bytes after
+// the first.
+void TransposeSquare32(const std::byte* in, std::byte* out, size_t frac2) {
+#if defined(__x86_64__)
+  for (int br = 0; br < 4; ++br) {
+    for (int bc = 0; bc < 4; ++bc) {
+      const std::byte* src = in + (bc / 2) * kFractalBytes + br * 4 * 32 + (bc % 2) * 16;
+      std::byte* dst = out + (br / 2) * frac2 + bc * 4 * 32 + (br % 2) * 16;
+      Transpose4x4x32(src, 32, dst, 32);
+    }
+  }
+#else
+  for (int r = 0; r < 16; ++r) {
+    for (int c = 0; c < 16; ++c) {
+      std::memcpy(out + (r / 8) * frac2 + c * 32 + (r % 8) * 4,
+                  in + (c / 8) * kFractalBytes + r * 32 + (c % 8) * 4, 4);
+    }
+  }
+#endif
+}
+
+// A b8 square: 32 x 32 held as two Nz fractals of 16 x 32 (rows 32 bytes, contiguous); the
+// transpose's rows 16f.. go to the fractal `f * frac2` bytes after the first.
+void TransposeSquare8(const std::byte* in, std::byte* out, size_t frac2) {
+  for (int br = 0; br < 2; ++br) {
+    for (int bc = 0; bc < 2; ++bc) {
+      const std::byte* src = in + br * 16 * 32 + bc * 16;
+      std::byte* dst = out + bc * frac2 + br * 16;
+#if defined(__x86_64__)
+      Transpose16x16x8(src, 32, dst, 32);
+#else
+      TransposeScalar<uint8_t>(src, 32, dst, 32, 16);
+#endif
+    }
+  }
+}
+
+const char* const kL1Role = "source (L1)";
+
+}  // namespace
+
+// ---- DataCopy GM -> L1, ND -> Nz ------------------------------------------------------------
+
+void CopyNd2Nz(const CubeOperand& dst, const CubeOperand& src, const Nd2NzParams& p) {
+  constexpr const char* kApi = "DataCopy(Nd2NzParams)";
+  const uint32_t elem = CubeTypeBytes(dst.type);
+  const uint32_t c0 = 32 / elem;
+  const bool checked = dst.checked || src.checked;
+  if (checked) {
+    CheckPosition(kApi, "destination", dst,
+                  {TPosition::A1, TPosition::B1, TPosition::C1, TPosition::TSCM});
+    CheckAligned(kApi, "destination", dst, 32);
+    if (p.ndNum > 4095 || p.nValue > 16384) {
+      KernelFail(kApi, "ndNum " + Str(p.ndNum) + " / nValue " + Str(p.nValue) +
+                           " out of range; expected ndNum <= 4095, nValue <= 16384");
+    }
+  }
+  if (p.ndNum == 0 || p.nValue == 0 || p.dValue == 0) return;
+  const uint32_t blocks = (p.dValue + c0 - 1) / c0;
+  if (checked) {
+    if (p.srcDValue < p.dValue) {
+      KernelFail(kApi, "srcDValue " + Str(p.srcDValue) + " is smaller than dValue " +
+                           Str(p.dValue) + "; the source row pitch must cover a row");
+    }
+    if (p.dstNzNStride == 0 ||
+        (blocks > 1 && p.dstNzC0Stride < uint32_t{p.nValue} * p.dstNzNStride)) {
+      KernelFail(kApi, "dstNzNStride " + Str(p.dstNzNStride) + " / dstNzC0Stride " +
+                           Str(p.dstNzC0Stride) + " make destination rows of the " + Str(p.nValue) +
+                           "-row matrix overlap (need dstNzNStride >= 1 and "
+                           "dstNzC0Stride >= nValue * dstNzNStride)");
+    }
+    CheckExtent(kApi, "source (GM)", src,
+                uint64_t{p.ndNum - 1u} * p.srcNdMatrixStride +
+                    uint64_t{p.nValue - 1u} * p.srcDValue + p.dValue);
+    CheckExtent(kApi, "destination (L1)", dst,
+                uint64_t{p.ndNum - 1u} * p.dstNzMatrixStride +
+                    uint64_t{blocks - 1} * p.dstNzC0Stride * c0 +
+                    uint64_t{p.nValue - 1u} * p.dstNzNStride * c0 + c0);
+  }
+  const uint32_t full = p.dValue / c0;
+  const uint32_t tail_bytes = (p.dValue % c0) * elem;
+  const size_t block_pitch = size_t{p.dstNzC0Stride} * 32;
+  const size_t row_pitch = size_t{p.dstNzNStride} * 32;
+  // Rows go in strips of 16 (one fractal high): the strip's source rows stay in the CPU's L1 while
+  // each 32-byte column block of the strip is written contiguously. Row-at-a-time order would
+  // write 32 bytes per column block at a stride of Hp*32 bytes, a power of two that makes the
+  // writes of one row collide in the same cache sets.
+  for (uint32_t i = 0; i < p.ndNum; ++i) {
+    const auto* s_mat =
+        static_cast<const std::byte*>(src.data) + uint64_t{i} * p.srcNdMatrixStride * elem;
+    auto* d_mat = static_cast<std::byte*>(dst.data) + uint64_t{i} * p.dstNzMatrixStride * elem;
+    for (uint32_t r0 = 0; r0 < p.nValue; r0 += 16) {
+      const uint32_t r1 = std::min<uint32_t>(p.nValue, r0 + 16);
+      for (uint32_t b = 0; b < full; ++b) {
+        std::byte* d = d_mat + b * block_pitch;
+        const std::byte* s = s_mat + b * 32;
+        for (uint32_t r = r0; r < r1; ++r)
+          Copy32(d + r * row_pitch, s + uint64_t{r} * p.srcDValue * elem);
+      }
+      if (tail_bytes != 0) {
+        for (uint32_t r = r0; r < r1; ++r) {
+          std::byte* t = d_mat + full * block_pitch + r * row_pitch;
+          std::memcpy(t, s_mat + uint64_t{r} * p.srcDValue * elem + full * 32, tail_bytes);
+          std::memset(t + tail_bytes, 0, 32 - tail_bytes);  // padding columns are zeros
+        }
+      }
+    }
+  }
+}
+
+// ---- DataCopy L1 -> bias table ---------------------------------------------------------------
+
+namespace {
+
+void CheckBiasTableCopy(const char* api, const CubeOperand& dst, const CubeOperand& src) {
+  CheckPosition(api, "destination", dst, {TPosition::C2});
+  CheckPosition(api, kL1Role, src, {TPosition::C1, TPosition::A1, TPosition::B1});
+  CheckAligned(api, "destination", dst, 64);
+  CheckAligned(api, kL1Role, src, 32);
+}
+
+void ConvertToBias(std::byte* d, const CubeOperand& dst, const std::byte* s, const CubeOperand& src,
+                   uint64_t count) {
+  if (dst.type == src.type) {
+    std::memcpy(d, s, count * CubeTypeBytes(dst.type));
+    return;
+  }
+  float* out = reinterpret_cast<float*>(d);
+  for (uint64_t i = 0; i < count; ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, s + 2 * i, 2);
+    out[i] = src.type == CubeType::kF16 ? HalfBitsToFloat(bits) : Bfloat16BitsToFloat(bits);
+  }
+}
+
+void CheckBiasTypes(const char* api, const CubeOperand& dst, const CubeOperand& src) {
+  const bool ok =
+      dst.type == src.type ||
+      (dst.type == CubeType::kF32 && (src.type == CubeType::kF16 || src.type == CubeType::kBF16));
+  if (!ok) {
+    KernelFail(api, std::string("L1 -> bias table converts half/bfloat16_t to float or copies "
+                                "float/int32_t; not ") +
+                        CubeTypeName(src.type) + " to " + CubeTypeName(dst.type));
+  }
+}
+
+}  // namespace
+
+void CopyToBiasTable(const CubeOperand& dst, const CubeOperand& src, const DataCopyParams& p) {
+  constexpr const char* kApi = "DataCopy(L1 -> bias table)";
+  CheckBiasTypes(kApi, dst, src);
+  if (p.blockCount == 0 || p.blockLen == 0) return;
+  const uint32_t dst_elem = CubeTypeBytes(dst.type);
+  const uint32_t src_elem = CubeTypeBytes(src.type);
+  const uint64_t block_elems = uint64_t{p.blockLen} * 64 / dst_elem;  // blockLen: 64-byte units
+  const uint64_t dst_pitch = block_elems + uint64_t{p.dstStride} * 64 / dst_elem;
+  const uint64_t src_pitch = block_elems + uint64_t{p.srcStride} * 32 / src_elem;
+  if (dst.checked || src.checked) {
+    CheckBiasTableCopy(kApi, dst, src);
+    CheckExtent(kApi, "destination (bias table)", dst,
+                dst_pitch * (p.blockCount - 1u) + block_elems);
+    CheckExtent(kApi, kL1Role, src, src_pitch * (p.blockCount - 1u) + block_elems);
+  }
+  for (uint32_t b = 0; b < p.blockCount; ++b) {
+    ConvertToBias(static_cast<std::byte*>(dst.data) + b * dst_pitch * dst_elem, dst,
+                  static_cast<const std::byte*>(src.data) + b * src_pitch * src_elem, src,
+                  block_elems);
+  }
+}
+
+void CopyToBiasTable(const CubeOperand& dst, const CubeOperand& src, uint32_t count) {
+  constexpr const char* kApi = "DataCopy(L1 -> bias table)";
+  CheckBiasTypes(kApi, dst, src);
+  if (dst.checked || src.checked) {
+    CheckBiasTableCopy(kApi, dst, src);
+    if (uint64_t{count} * CubeTypeBytes(src.type) % 32 != 0) {
+      KernelFail(kApi, "count " + Str(count) + " x " + Str(CubeTypeBytes(src.type)) +
+                           " bytes is not a multiple of 32 bytes");
+    }
+    CheckExtent(kApi, "destination (bias table)", dst, count);
+    CheckExtent(kApi, kL1Role, src, count);
+  }
+  ConvertToBias(static_cast<std::byte*>(dst.data), dst, static_cast<const std::byte*>(src.data),
+                src, count);
+}
+
+// ---- LoadData 2D -----------------------------------------------------------------------------
+
+void LoadData2D(const CubeOperand& dst, const CubeOperand& src, const LoadData2DParams& p) {
+  constexpr const char* kApi = "LoadData(LoadData2DParams)";
+  const uint32_t elem = CubeTypeBytes(dst.type);
+  if (p.ifTranspose && elem != 2) {
+    KernelFail(kApi, std::string("ifTranspose is for 2-byte types only; this is ") +
+                         CubeTypeName(dst.type) + " (use LoadDataWithTranspose)");
+  }
+  if (p.repeatTimes == 0) return;
+  const uint32_t frac = kFractalBytes / elem;
+  const uint64_t last = uint64_t{p.repeatTimes - 1u} * p.srcStride;
+  if (p.addrMode != 0 && last > p.startIndex) {
+    KernelFail(kApi, "addrMode 1 walks back " + Str(last) + " fractals from startIndex " +
+                         Str(p.startIndex) + ", before the source tensor");
+  }
+  if (dst.checked || src.checked) {
+    CheckPosition(kApi, "destination", dst, {TPosition::A2, TPosition::B2});
+    CheckPosition(kApi, kL1Role, src,
+                  {TPosition::A1, TPosition::B1, TPosition::C1, TPosition::TSCM});
+    CheckAligned(kApi, "destination", dst, 512);
+    CheckAligned(kApi, kL1Role, src, 32);
+    const uint64_t max_src = p.addrMode == 0 ? p.startIndex + last : p.startIndex;
+    CheckExtent(kApi, kL1Role, src, (max_src + 1) * frac);
+    CheckExtent(kApi, "destination", dst,
+                (uint64_t{p.repeatTimes - 1u} * (p.dstGap + 1u) + 1) * frac);
+  }
+  const auto* s = static_cast<const std::byte*>(src.data);
+  auto* d = static_cast<std::byte*>(dst.data);
+  const size_t dst_step = size_t{p.dstGap + 1u} * kFractalBytes;
+  for (uint32_t i = 0; i < p.repeatTimes; ++i) {
+    const uint64_t index = p.addrMode == 0 ? p.startIndex + uint64_t{i} * p.srcStride
+                                           : p.startIndex - uint64_t{i} * p.srcStride;
+    const std::byte* from = s + index * kFractalBytes;
+    std::byte* to = d + i * dst_step;
+    if (p.ifTranspose) {
+      TransposeFractal16(from, to);
+    } else {
+      std::memcpy(to, from, kFractalBytes);
+    }
+  }
+}
+
+// ---- LoadDataWithTranspose -------------------------------------------------------------------
+
+void LoadData2DTranspose(const CubeOperand& dst, const CubeOperand& src,
+                         const LoadData2dTransposeParams& p) {
+  constexpr const char* kApi = "LoadDataWithTranspose";
+  const uint32_t elem = CubeTypeBytes(dst.type);
+  if (elem == 8) KernelFail(kApi, "8-byte elements cannot be transposed by the cube's MTE1");
+  if (p.repeatTimes == 0) return;
+  // Fractals per square: b8 and b32 join two, b16 transposes one.
+  const uint32_t fracs = elem == 2 ? 1 : 2;
+  const uint64_t square_bytes = uint64_t{fracs} * kFractalBytes;
+  const uint64_t last = uint64_t{p.repeatTimes - 1u} * p.srcStride;
+  if (p.addrMode != 0 && last > p.startIndex) {
+    KernelFail(kApi, "addrMode 1 walks back " + Str(last) + " squares from startIndex " +
+                         Str(p.startIndex) + ", before the source tensor");
+  }
+  const size_t frac2 = size_t{p.dstFracGap + 1u} * kFractalBytes;
+  const size_t dst_step = size_t{p.dstGap + 1u} * kFractalBytes;
+  if (dst.checked || src.checked) {
+    CheckPosition(kApi, "destination", dst, {TPosition::A2, TPosition::B2});
+    CheckPosition(kApi, kL1Role, src,
+                  {TPosition::A1, TPosition::B1, TPosition::C1, TPosition::TSCM});
+    CheckAligned(kApi, "destination", dst, 512);
+    CheckAligned(kApi, kL1Role, src, 32);
+    const uint64_t max_src = p.addrMode == 0 ? p.startIndex + last : p.startIndex;
+    CheckExtent(kApi, kL1Role, src, (max_src + 1) * square_bytes / elem);
+    CheckExtent(
+        kApi, "destination", dst,
+        (uint64_t{p.repeatTimes - 1u} * dst_step + (fracs - 1) * frac2 + kFractalBytes) / elem);
+  }
+  const auto* s = static_cast<const std::byte*>(src.data);
+  auto* d = static_cast<std::byte*>(dst.data);
+  for (uint32_t i = 0; i < p.repeatTimes; ++i) {
+    const uint64_t index = p.addrMode == 0 ? p.startIndex + uint64_t{i} * p.srcStride
+                                           : p.startIndex - uint64_t{i} * p.srcStride;
+    const std::byte* from = s + index * square_bytes;
+    std::byte* to = d + i * dst_step;
+    if (elem == 2) {
+      TransposeFractal16(from, to);
+    } else if (elem == 4) {
+      TransposeSquare32(from, to, frac2);
+    } else {
+      TransposeSquare8(from, to, frac2);
+    }
+  }
+}
+
+}  // namespace tessera::kernel::detail
