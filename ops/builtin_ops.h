@@ -11,7 +11,8 @@
  * row ops:       elewise fused operators over the last axis, each with its own signature:
  *                RmsNorm(x, gamma; epsilon) -> y, AddRmsNorm(x1, x2, gamma; epsilon) -> y, x,
  *                LayerNorm(x, gamma, beta; epsilon, begin_norm_axis) -> y, Softmax(x; dim) -> y,
- *                SwiGlu(x; dim) -> y */
+ *                SwiGlu(x; dim) -> y
+ * matmul ops:    cube and MIX kernels (ops/matmul): MatMul, BatchMatMul, Addmm, MatMulAct */
 #ifndef TESSERA_OPS_BUILTIN_OPS_H_
 #define TESSERA_OPS_BUILTIN_OPS_H_
 
@@ -20,12 +21,14 @@
 #define TESSERA_BUILTIN_SCALAR_ATTR_OPS(X) X(Adds) X(Muls)
 #define TESSERA_BUILTIN_DTYPE_ATTR_OPS(X) X(Cast)
 #define TESSERA_BUILTIN_ROW_OPS(X) X(RmsNorm) X(AddRmsNorm) X(LayerNorm) X(Softmax) X(SwiGlu)
+#define TESSERA_BUILTIN_MATMUL_OPS(X) X(MatMul) X(BatchMatMul) X(Addmm) X(MatMulAct)
 
 #define TESSERA_BUILTIN_OPS(X)       \
   TESSERA_BUILTIN_BINARY_OPS(X)      \
   TESSERA_BUILTIN_UNARY_OPS(X)       \
   TESSERA_BUILTIN_SCALAR_ATTR_OPS(X) \
   TESSERA_BUILTIN_DTYPE_ATTR_OPS(X)  \
-  TESSERA_BUILTIN_ROW_OPS(X)
+  TESSERA_BUILTIN_ROW_OPS(X)         \
+  TESSERA_BUILTIN_MATMUL_OPS(X)
 
 #endif /* TESSERA_OPS_BUILTIN_OPS_H_ */

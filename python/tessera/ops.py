@@ -375,3 +375,55 @@ def swiglu(x, dim=-1, out=None, stream=None):
     if shape:
         shape[-1] //= 2
     return _run("SwiGlu", [x], shape, ix.dtype, out, {"dim": int(dim)}, stream)
+
+
+def _matmul_dtype(ix):
+    return dtypes.INT32 if ix.dtype.name == "INT8" else ix.dtype
+
+
+def _matrix(shape, transposed, name):
+    if len(shape) < 2:
+        raise InvalidArgument("%s must have at least 2 dimensions, got shape %s"
+                              % (name, list(shape)))
+    rows, cols = shape[-2], shape[-1]
+    return (cols, rows) if transposed else (rows, cols)
+
+
+def matmul(x1, x2, bias=None, transpose_x1=False, transpose_x2=False, out=None, stream=None):
+    """x1 @ x2 (+ bias over the last axis) on the cube: float32/float16/bfloat16 with fp32
+    accumulation, int8 -> int32. transpose_x1/x2 read x1 as [K, M] / x2 as [N, K]."""
+    i1, i2 = describe(x1, "x1"), describe(x2, "x2")
+    m, _ = _matrix(i1.shape, transpose_x1, "x1")
+    _, n = _matrix(i2.shape, transpose_x2, "x2")
+    return _run("MatMul", [i1, i2, bias], [m, n], _matmul_dtype(i1), out,
+                {"transpose_x1": bool(transpose_x1), "transpose_x2": bool(transpose_x2)}, stream)
+
+
+def batch_matmul(x1, x2, adj_x1=False, adj_x2=False, out=None, stream=None):
+    """Batched x1 @ x2 with numpy broadcasting of the batch dimensions."""
+    i1, i2 = describe(x1, "x1"), describe(x2, "x2")
+    m, _ = _matrix(i1.shape, adj_x1, "x1")
+    _, n = _matrix(i2.shape, adj_x2, "x2")
+    batch = _broadcast(list(i1.shape[:-2]), list(i2.shape[:-2]))
+    return _run("BatchMatMul", [i1, i2], batch + [m, n], _matmul_dtype(i1), out,
+                {"adj_x1": bool(adj_x1), "adj_x2": bool(adj_x2)}, stream)
+
+
+def addmm(self, mat1, mat2, beta=1.0, alpha=1.0, out=None, stream=None):
+    """beta * self + alpha * (mat1 @ mat2); self broadcasts to [M, N]."""
+    i1, i2 = describe(mat1, "mat1"), describe(mat2, "mat2")
+    return _run("Addmm", [self, i1, i2], [i1.shape[-2], i2.shape[-1]], _matmul_dtype(i1), out,
+                {"beta": float(beta), "alpha": float(alpha)}, stream)
+
+
+def matmul_act(x1, x2, bias=None, act="none", negative_slope=0.01, out=None, stream=None):
+    """act(x1 @ x2 + bias), act in none/relu/gelu/silu/leaky_relu, fused on the vector cores."""
+    i1, i2 = describe(x1, "x1"), describe(x2, "x2")
+    return _run("MatMulAct", [i1, i2, bias], [i1.shape[-2], i2.shape[-1]], _matmul_dtype(i1),
+                out, {"act": str(act), "negative_slope": float(negative_slope)}, stream)
+
+
+# The CLI's op names (MatMul -> mat_mul) reach the same functions.
+mat_mul = matmul
+batch_mat_mul = batch_matmul
+mat_mul_act = matmul_act

@@ -449,19 +449,19 @@ TEST(MatMulOpTest, GeneratedOpApi) {
   bias.Upload(bv);
   uint64_t ws = 0;
   tsrOpExecutor* exec = nullptr;
-  ASSERT_EQ(tsr_builtin_MatMulGetWorkspaceSize(x1.t, x2.t, bias.t, 1, 0, y.t, &ws, &exec),
-            TSR_SUCCESS)
+  ASSERT_EQ(tsrMatMulGetWorkspaceSize(x1.t, x2.t, bias.t, 1, 0, y.t, &ws, &exec), TSR_SUCCESS)
       << tsrGetLastErrorMessage();
   void* workspace = nullptr;
-  if (ws > 0) ASSERT_EQ(tsrMalloc(&workspace, ws), TSR_SUCCESS);
-  ASSERT_EQ(tsr_builtin_MatMul(workspace, ws, exec, nullptr), TSR_SUCCESS)
-      << tsrGetLastErrorMessage();
+  if (ws > 0) {
+    ASSERT_EQ(tsrMalloc(&workspace, ws), TSR_SUCCESS);
+  }
+  ASSERT_EQ(tsrMatMul(workspace, ws, exec, nullptr), TSR_SUCCESS) << tsrGetLastErrorMessage();
   ASSERT_EQ(tsrSynchronizeStream(nullptr), TSR_SUCCESS) << tsrGetLastErrorMessage();
   if (workspace != nullptr) tsrFree(workspace);
   auto ref = Product(a, true, b, false, m, n, k);
   for (size_t i = 0; i < ref.size(); ++i)
     ref[i] += bv[i % static_cast<size_t>(n)];
-  ExpectMatches(y.Download(), ref, k, TSR_FLOAT, "tsr_builtin_MatMul x1^T bias");
+  ExpectMatches(y.Download(), ref, k, TSR_FLOAT, "tsrMatMul x1^T bias");
 }
 
 // Stage 1 fails with a message containing `needle`; nothing is launched.

@@ -1,6 +1,7 @@
 // The built-in package as a whole: every op of builtin_ops.h is defined, validates, is configured
 // for the four SoCs, declares its tiling struct, and has exactly one kernel entry per supported
 // dtype combination (and broadcast mode), with the right arity.
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -14,6 +15,7 @@ namespace {
 #define TESSERA_OP_NAME(Op) #Op,
 const std::vector<std::string> kListed = {TESSERA_BUILTIN_OPS(TESSERA_OP_NAME)};
 const std::set<std::string> kRowOps = {TESSERA_BUILTIN_ROW_OPS(TESSERA_OP_NAME)};
+const std::set<std::string> kMatmulOps = {TESSERA_BUILTIN_MATMUL_OPS(TESSERA_OP_NAME)};
 #undef TESSERA_OP_NAME
 
 TEST(PackageTest, EveryListedOpIsDefinedAndValid) {
@@ -32,11 +34,13 @@ TEST(PackageTest, EveryListedOpIsDefinedAndValid) {
   EXPECT_EQ(MakeOp("Maximum")->KernelName(), "maximum");
 }
 
-// Each supported combination has its entries: 4 broadcast modes per binary dtype, 1 per unary
-// dtype, 1 per Cast pair; nothing else is exported.
+// Each supported combination of the vector ops has its entries: 4 broadcast modes per binary
+// dtype, 1 per unary dtype, 1 per Cast pair; the matmul ops export one cube (AIC) or MIX entry per
+// dtype and transpose layout (key dtype | ta << 8 | tb << 9 | mix << 10); nothing else is exported.
 TEST(PackageTest, EntriesMatchTheSupportedCombinations) {
   std::set<std::pair<std::string, uint64_t>> expected;
   for (const auto& op : AllOps()) {
+    if (kMatmulOps.count(op->type()) != 0) continue;
     auto combos = op->Combinations("x86-64-v3");
     ASSERT_TRUE(combos.ok()) << combos.status().ToString();
     for (const runtime::Combination& c : *combos) {
@@ -54,8 +58,19 @@ TEST(PackageTest, EntriesMatchTheSupportedCombinations) {
     }
   }
   std::set<std::pair<std::string, uint64_t>> exported;
+  std::map<std::string, int> matmul_entries;
   for (const device::KernelEntryInfo& e : AllEntries()) {
     SCOPED_TRACE(std::string(e.kernel) + " key " + std::to_string(e.tiling_key));
+    const std::string kernel = e.kernel;
+    if (kernel == "mat_mul" || kernel == "batch_mat_mul" || kernel == "addmm" ||
+        kernel == "mat_mul_act") {
+      const bool mix = (e.tiling_key >> 10 & 1) != 0;
+      EXPECT_STREQ(e.kernel_type, mix ? "MIX" : "AIC");
+      EXPECT_EQ(e.num_args, kernel == "batch_mat_mul" ? 5u : 6u);
+      EXPECT_LT(e.tiling_key, uint64_t{1} << 11);
+      ++matmul_entries[kernel];
+      continue;
+    }
     EXPECT_TRUE(exported.emplace(e.kernel, e.tiling_key).second) << "exported twice";
     EXPECT_STREQ(e.kernel_type, "AIV");
     const std::string name = e.kernel;
@@ -70,6 +85,10 @@ TEST(PackageTest, EntriesMatchTheSupportedCombinations) {
   }
   EXPECT_EQ(exported, expected);
   EXPECT_EQ(exported.size(), 23u * 4 + 31u + 16u + 5u * 3);
+  // 4 dtypes x 4 transpose layouts (x {AIC, MIX} for MatMul); Addmm and MatMulAct: one per dtype.
+  EXPECT_EQ(matmul_entries,
+            (std::map<std::string, int>{
+                {"mat_mul", 32}, {"batch_mat_mul", 16}, {"addmm", 4}, {"mat_mul_act", 4}}));
 }
 
 TEST(PackageTest, CheckCallListsSupportedCombinations) {

@@ -59,7 +59,7 @@ TEST(CliTest, PackagesShowsSearchOrderAndWhyCandidatesAreSkipped) {
   EXPECT_EQ(j["search"][0]["used"], true);
   ASSERT_EQ(j["packages"].size(), 1u);
   EXPECT_EQ(j["packages"][0]["name"], "builtin");
-  EXPECT_EQ(j["packages"][0]["op_count"], 21);
+  EXPECT_EQ(j["packages"][0]["op_count"], 25);
   EXPECT_FALSE(j["packages"][0]["version"].get<std::string>().empty());
 
   const nlohmann::json k =
