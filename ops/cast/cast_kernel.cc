@@ -4,7 +4,6 @@
 // numpy astype and torch do), saturating, NaN -> 0; same type is a copy. int32 -> bfloat16 goes
 // through float with round-to-odd, which makes the second rounding (to nearest even) exact: the
 // result is the correctly rounded bfloat16 of the integer, not a double rounding.
-#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -43,32 +42,18 @@ __global__ __aicore__ void CastEntry(GM_ADDR x, GM_ADDR y, GM_ADDR /*workspace*/
   GlobalTensor<D> yGm;
   xGm.SetGlobalBuffer(reinterpret_cast<S*>(x) + offset, count);
   yGm.SetGlobalBuffer(reinterpret_cast<D*>(y) + offset, count);
-  const auto tile = static_cast<uint32_t>(t.tileLength);
   TPipe pipe;
-  TQue<TPosition::VECIN, kBufferNum> inQ;
-  TQue<TPosition::VECOUT, kBufferNum> outQ;
   TBuf<TPosition::VECCALC> tmpBuf;
-  pipe.InitBuffer(inQ, kBufferNum, tile * static_cast<uint32_t>(sizeof(S)));
-  pipe.InitBuffer(outQ, kBufferNum, tile * static_cast<uint32_t>(sizeof(D)));
   LocalTensor<float> tmp;
+  const auto tile = static_cast<uint32_t>(t.tileLength);
   if constexpr (kViaFloat<S, D>) {
     pipe.InitBuffer(tmpBuf, tile * static_cast<uint32_t>(sizeof(float)));
     tmp = tmpBuf.Get<float>();
   }
-  for (uint64_t done = 0; done < count; done += tile) {
-    const auto len = static_cast<uint32_t>(std::min<uint64_t>(tile, count - done));
-    LocalTensor<S> in = inQ.AllocTensor<S>();
-    CopyIn(in, xGm[done], len);
-    inQ.EnQue(in);
-    in = inQ.DeQue<S>();
-    LocalTensor<D> out = outQ.AllocTensor<D>();
-    CastTile(out, in, tmp, len);
-    inQ.FreeTensor(in);
-    outQ.EnQue(out);
-    out = outQ.DeQue<D>();
-    CopyOut(yGm[done], out, len);
-    outQ.FreeTensor(out);
-  }
+  StreamTiles(pipe, xGm, yGm, count, tile,
+              [&](const LocalTensor<D>& out, const LocalTensor<S>& in, uint32_t len) {
+                CastTile(out, in, tmp, len);
+              });
 }
 
 #define TESSERA_CAST_ENTRY(S, D)                                                       \

@@ -1,13 +1,14 @@
 // Device-side helpers shared by the kernels of the built-in elementwise ops.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
 #include "op_keys.h"
 #include "tessera/core/data_type.h"
-#include "tessera/kernel/kernel_operator.h"
 #include "tessera/kernel/kernel_entry.h"
+#include "tessera/kernel/kernel_operator.h"
 #include "tessera/tiling/split.h"
 #include "tessera/tiling/tiling_data.h"
 
@@ -52,6 +53,31 @@ void CopyOut(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t len
     DataCopy(dst, src, len);
   } else {
     DataCopyPad(dst, src, DataCopyExtParams{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0});
+  }
+}
+
+// The staged loop of a one-input, one-output kernel: `count` elements of `x` stream through UB in
+// tiles of `tile` (double buffered by the queues' depth), `body(out, in, len)` computes each tile.
+template <class S, class D, class Body>
+void StreamTiles(TPipe& pipe, const GlobalTensor<S>& x, const GlobalTensor<D>& y, uint64_t count,
+                 uint32_t tile, Body&& body) {
+  TQue<TPosition::VECIN, kBufferNum> inQ;
+  TQue<TPosition::VECOUT, kBufferNum> outQ;
+  pipe.InitBuffer(inQ, kBufferNum, tile * static_cast<uint32_t>(sizeof(S)));
+  pipe.InitBuffer(outQ, kBufferNum, tile * static_cast<uint32_t>(sizeof(D)));
+  for (uint64_t done = 0; done < count; done += tile) {
+    const auto len = static_cast<uint32_t>(std::min<uint64_t>(tile, count - done));
+    LocalTensor<S> in = inQ.AllocTensor<S>();
+    CopyIn(in, x[done], len);
+    inQ.EnQue(in);
+    in = inQ.DeQue<S>();
+    LocalTensor<D> out = outQ.AllocTensor<D>();
+    body(out, in, len);
+    inQ.FreeTensor(in);
+    outQ.EnQue(out);
+    out = outQ.DeQue<D>();
+    CopyOut(y[done], out, len);
+    outQ.FreeTensor(out);
   }
 }
 

@@ -64,26 +64,11 @@ __global__ __aicore__ void UnaryEntry(GM_ADDR x, GM_ADDR y, GM_ADDR /*workspace*
   GlobalTensor<T> xGm, yGm;
   xGm.SetGlobalBuffer(reinterpret_cast<T*>(x) + offset, count);
   yGm.SetGlobalBuffer(reinterpret_cast<T*>(y) + offset, count);
-  const auto tile = static_cast<uint32_t>(t.tileLength);
   TPipe pipe;
-  TQue<TPosition::VECIN, kBufferNum> inQ;
-  TQue<TPosition::VECOUT, kBufferNum> outQ;
-  pipe.InitBuffer(inQ, kBufferNum, tile * static_cast<uint32_t>(sizeof(T)));
-  pipe.InitBuffer(outQ, kBufferNum, tile * static_cast<uint32_t>(sizeof(T)));
-  for (uint64_t done = 0; done < count; done += tile) {
-    const auto len = static_cast<uint32_t>(std::min<uint64_t>(tile, count - done));
-    LocalTensor<T> in = inQ.AllocTensor<T>();
-    CopyIn(in, xGm[done], len);
-    inQ.EnQue(in);
-    in = inQ.DeQue<T>();
-    LocalTensor<T> out = outQ.AllocTensor<T>();
-    Op::Apply(out, in, t, static_cast<int32_t>(len));
-    inQ.FreeTensor(in);
-    outQ.EnQue(out);
-    out = outQ.DeQue<T>();
-    CopyOut(yGm[done], out, len);
-    outQ.FreeTensor(out);
-  }
+  StreamTiles(pipe, xGm, yGm, count, static_cast<uint32_t>(t.tileLength),
+              [&](const LocalTensor<T>& out, const LocalTensor<T>& in, uint32_t len) {
+                Op::Apply(out, in, t, static_cast<int32_t>(len));
+              });
 }
 
 #define TESSERA_UNARY_TYPE_ENTRY(kernel, Op, T) \

@@ -1,7 +1,6 @@
 // Host program for leaky_relu_custom.   leaky_relu_custom [elements] [alpha]
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
 #include "../kernel_host.h"
@@ -16,20 +15,9 @@ Status Run(int64_t n, float alpha) {
   uint32_t block_dim = 1;
   const LeakyReluTilingData t =
       leaky_relu_op::MakeTiling(n, alpha, arch.aiv_cores, arch.ub_bytes, &block_dim);
-  std::vector<float> x(static_cast<size_t>(n)), y(x.size());
-  std::mt19937 rng(2);
-  std::uniform_real_distribution<float> dist(-5.0f, 5.0f);
-  for (float& v : x)
-    v = dist(rng);
-  TESSERA_ASSIGN_OR_RETURN(auto dx, samples::DeviceBytes::From(x));
-  TESSERA_ASSIGN_OR_RETURN(auto dy, samples::DeviceBytes::From(y));
-  const std::vector<uint8_t> tiling = tiling::SerializeTiling(t);
-  TESSERA_ASSIGN_OR_RETURN(auto dt, samples::DeviceBytes::From(tiling));
-  TESSERA_ASSIGN_OR_RETURN(device::Stream stream, device::Stream::Create());
-  TESSERA_RETURN_IF_ERROR(
-      device::Launch(leaky_relu_custom, block_dim, stream, dx.get(), dy.get(), dt.get()));
-  TESSERA_RETURN_IF_ERROR(stream.Synchronize());
-  TESSERA_RETURN_IF_ERROR(dy.CopyTo(y));
+  const std::vector<float> x = samples::RandomVector(static_cast<size_t>(n), -5.0f, 5.0f, 2);
+  std::vector<float> y(x.size());
+  TESSERA_RETURN_IF_ERROR(samples::RunUnaryKernel(leaky_relu_custom, block_dim, t, x, y));
   size_t wrong = 0;
   for (size_t i = 0; i < x.size(); ++i)
     wrong += y[i] != (x[i] >= 0 ? x[i] : alpha * x[i]);

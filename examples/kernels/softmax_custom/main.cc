@@ -2,7 +2,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
 #include "../kernel_host.h"
@@ -20,20 +19,10 @@ Status Run(int64_t rows, int64_t cols) {
     return InvalidArgument("softmax_custom: a row of " + std::to_string(cols) +
                            " floats does not fit a third of UB");
   }
-  std::vector<float> x(static_cast<size_t>(rows * cols)), y(x.size());
-  std::mt19937 rng(3);
-  std::uniform_real_distribution<float> dist(-20.0f, 20.0f);
-  for (float& v : x)
-    v = dist(rng);
-  TESSERA_ASSIGN_OR_RETURN(auto dx, samples::DeviceBytes::From(x));
-  TESSERA_ASSIGN_OR_RETURN(auto dy, samples::DeviceBytes::From(y));
-  const std::vector<uint8_t> tiling = tiling::SerializeTiling(t);
-  TESSERA_ASSIGN_OR_RETURN(auto dt, samples::DeviceBytes::From(tiling));
-  TESSERA_ASSIGN_OR_RETURN(device::Stream stream, device::Stream::Create());
-  TESSERA_RETURN_IF_ERROR(
-      device::Launch(softmax_custom, block_dim, stream, dx.get(), dy.get(), dt.get()));
-  TESSERA_RETURN_IF_ERROR(stream.Synchronize());
-  TESSERA_RETURN_IF_ERROR(dy.CopyTo(y));
+  const std::vector<float> x =
+      samples::RandomVector(static_cast<size_t>(rows * cols), -20.0f, 20.0f, 3);
+  std::vector<float> y(x.size());
+  TESSERA_RETURN_IF_ERROR(samples::RunUnaryKernel(softmax_custom, block_dim, t, x, y));
   double worst = 0;
   for (int64_t r = 0; r < rows; ++r) {
     long double mx = -INFINITY, sum = 0;
