@@ -58,8 +58,8 @@ int main() {
   };
   Uniform uniform;
   Strided strided;
-  tessera::Status st = uniform.Run(args(a));
-  if (st.ok()) st = strided.Run(args(b));
+  tessera::Status st = uniform.run(args(a));
+  if (st.ok()) st = strided.run(args(b));
   if (st.ok()) st = td::Stream().Synchronize();
   if (!st.ok()) {
     std::printf("failed: %s\n", st.ToString().c_str());

@@ -54,8 +54,8 @@ Result<Problem> ResolveOpProblem(const tile::ProgramView& program, const OpArgum
   return ResolveProblem(program, bound);
 }
 
-Status EncodeProblem(const Problem& problem, const OpArguments& args, uint32_t gm_count,
-                     uint64_t ub_bytes, ElewiseTilingData& t) {
+Status EncodeProblem(const Problem& problem, const TilePlan& plan, const OpArguments& args,
+                     uint32_t gm_count, ElewiseTilingData& t) {
   if (problem.attr_bits.size() > static_cast<size_t>(kMaxAttrs)) {
     return InvalidArgument("elewise op: the Compute reads " +
                            std::to_string(problem.attr_bits.size()) +
@@ -66,7 +66,10 @@ Status EncodeProblem(const Problem& problem, const OpArguments& args, uint32_t g
   t.rows = problem.rows;
   t.cols = problem.cols;
   t.outputBytes = static_cast<int64_t>(problem.output_bytes);
-  t.ubBytes = static_cast<int64_t>(ub_bytes);
+  t.tileElems = plan.tile_elems;
+  t.spillInUb = plan.spill_in_ub;
+  t.spillElems = static_cast<int64_t>(plan.spill_elems);
+  t.workspaceBytesPerCore = static_cast<int64_t>(plan.workspace_bytes_per_core);
   t.numGm = gm_count;
   t.numOperands = static_cast<int64_t>(problem.operands.size());
   for (size_t i = 0; i < problem.operands.size(); ++i) {
@@ -113,6 +116,15 @@ Problem DecodeProblem(const ElewiseTilingData& t, std::span<uint8_t* const> gm) 
   for (size_t i = 0; i < p.attr_bits.size(); ++i)
     p.attr_bits[i] = static_cast<uint32_t>(t.attrBits[i]);
   return p;
+}
+
+TilePlan DecodePlan(const ElewiseTilingData& t) {
+  TilePlan plan;
+  plan.tile_elems = static_cast<uint32_t>(t.tileElems);
+  plan.spill_in_ub = t.spillInUb;
+  plan.spill_elems = static_cast<uint64_t>(t.spillElems);
+  plan.workspace_bytes_per_core = static_cast<uint64_t>(t.workspaceBytesPerCore);
+  return plan;
 }
 
 }  // namespace tessera::elewise::op_kernel::detail

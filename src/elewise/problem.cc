@@ -175,7 +175,8 @@ Result<Problem> ResolveProblem(const tile::ProgramView& program, const Arguments
     }
   }
   for (const tile::AttrInfo& a : program.attrs) {
-    const auto v = args.attrs.Number(a.name);
+    auto v = args.attrs.Number(a.name);
+    if (!v && a.has_default && args.attrs.Find(a.name) == nullptr) v = a.default_value;
     if (!v) {
       return InvalidArgument("elewise: attribute '" + std::string(a.name) +
                              "' is missing or not a number");

@@ -49,7 +49,7 @@ class DeviceAdapterErrors : public ::testing::Test {
   template <class Adapter>
   void ExpectRejected(const Arguments& args, StatusCode code, const std::string& fragment) {
     Adapter op;
-    const Status st = op.Run(args);
+    const Status st = op.run(args);
     EXPECT_EQ(st.code(), code) << st.ToString();
     EXPECT_NE(std::string(st.message()).find(fragment), std::string::npos) << st.ToString();
     EXPECT_EQ(Adapter::can_implement(args).code(), code);
@@ -74,7 +74,7 @@ class DeviceAdapterErrors : public ::testing::Test {
 
 TEST_F(DeviceAdapterErrors, GoodArgumentsRun) {
   Axpy op;
-  ASSERT_TRUE(RunAndSync(op.Run(Good())).ok());
+  ASSERT_TRUE(RunAndSync(op.run(Good())).ok());
   ExpectAllNear(
       out_, 64, [&](int64_t i) { return x_.At(i) * y_.At(i) + 1; }, 1e-6, 1e-6, "axpy");
 }
@@ -186,7 +186,7 @@ TEST(ManyParameters, TwelveTensors) {
   DeviceBuffer<float> o1(n), o2(n);
   builder.inputOutput(o1.Arg({n}), o2.Arg({n}));
   DeviceAdapter<KernelBuilder<BlockBuilder<TwelveC>>> op;
-  ASSERT_TRUE(RunAndSync(op.Run(builder.build())).ok());
+  ASSERT_TRUE(RunAndSync(op.run(builder.build())).ok());
   const auto v = [&](size_t k, int64_t i) { return in[k]->At(i); };
   ExpectAllNear(
       o1, n,
@@ -206,7 +206,7 @@ TEST(CustomSchedule, StridedChunksMatchTheReference) {
     x.Random(4);
     y.Random(5);
     StridedAxpy op;
-    ASSERT_TRUE(RunAndSync(op.Run(ArgumentsBuilder{}
+    ASSERT_TRUE(RunAndSync(op.run(ArgumentsBuilder{}
                                       .inputOutput(x.Arg({n}), y.Arg({n}), out.Arg({n}))
                                       .attr("bias", -0.5)
                                       .attr("blocks", 5)
@@ -253,7 +253,7 @@ void CheckStreaming() {
       oa.data = out.data() + offset;
       oa2.data = out2.data() + offset;
       Streaming<T> op;
-      ASSERT_TRUE(RunAndSync(op.Run(ArgumentsBuilder{}.inputOutput(xa, oa, oa2).build())).ok());
+      ASSERT_TRUE(RunAndSync(op.run(ArgumentsBuilder{}.inputOutput(xa, oa, oa2).build())).ok());
       const auto expect = [&](DeviceBuffer<T>& buf, const std::vector<T>& old, auto f) {
         ExpectAllNear(
             buf, n + 1,

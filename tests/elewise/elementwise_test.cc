@@ -70,7 +70,7 @@ void CheckNested(int64_t n) {
   Op<NestedC<T>> op;
   const float s = 0.75f;
   ASSERT_TRUE(
-      RunAndSync(op.Run(ArgumentsBuilder{}
+      RunAndSync(op.run(ArgumentsBuilder{}
                             .inputOutput(a.Arg({n}), b.Arg({n}), c.Arg({n}), s, out.Arg({n}))
                             .build()))
           .ok());
@@ -93,7 +93,7 @@ TYPED_TEST(ElementwiseTest, CompareSelectPowAndSeveralOutputs) {
     b.Random(8);
     Op<MixC<T>> op;
     const float p = 2.5f;
-    ASSERT_TRUE(RunAndSync(op.Run(ArgumentsBuilder{}
+    ASSERT_TRUE(RunAndSync(op.run(ArgumentsBuilder{}
                                       .inputOutput(a.Arg({n}), b.Arg({n}), p, o1.Arg({n}),
                                                    o2.Arg({n}), o3.Arg({n}))
                                       .build()))
@@ -143,7 +143,7 @@ TEST(ElementwisePow, SpecialCases) {
   Op<PowC> op;
   ASSERT_TRUE(
       RunAndSync(
-          op.Run(ArgumentsBuilder{}.inputOutput(x.Arg({n}), y.Arg({n}), out.Arg({n})).build()))
+          op.run(ArgumentsBuilder{}.inputOutput(x.Arg({n}), y.Arg({n}), out.Arg({n})).build()))
           .ok());
   ExpectAllNear(
       out, n, [&](int64_t i) { return std::pow(x.At(i), y.At(i)); }, 1e-6, 1e-5, "pow");
@@ -170,7 +170,7 @@ TEST(ElementwiseInt32, ArithmeticCompareAndCastToFloat) {
     a.Random(3, -1000, 1000);
     b.Random(4, -1000, 1000);
     Op<IntC> op;
-    ASSERT_TRUE(RunAndSync(op.Run(ArgumentsBuilder{}
+    ASSERT_TRUE(RunAndSync(op.run(ArgumentsBuilder{}
                                       .inputOutput(a.Arg({n}), b.Arg({n}), int32_t{3}, o1.Arg({n}),
                                                    o2.Arg({n}))
                                       .build()))
@@ -208,7 +208,7 @@ void CheckCastToInt(double (*ref)(double)) {
   x.Upload();
   Op<CastToIntC<Mode>> op;
   ASSERT_TRUE(
-      RunAndSync(op.Run(ArgumentsBuilder{}.inputOutput(x.Arg({n}), out.Arg({n})).build())).ok());
+      RunAndSync(op.run(ArgumentsBuilder{}.inputOutput(x.Arg({n}), out.Arg({n})).build())).ok());
   ExpectAllNear(
       out, n, [&](int64_t i) { return ref(x.At(i)); }, 0, 0, "cast");
 }
@@ -238,7 +238,7 @@ TEST(ElementwiseCast, RoundToHalfAndBfloat16InLanes) {
   x.Random(9, -70000, 70000);
   Op<RoundToNarrowC> op;
   ASSERT_TRUE(
-      RunAndSync(op.Run(ArgumentsBuilder{}.inputOutput(x.Arg({n}), h.Arg({n}), b.Arg({n})).build()))
+      RunAndSync(op.run(ArgumentsBuilder{}.inputOutput(x.Arg({n}), h.Arg({n}), b.Arg({n})).build()))
           .ok());
   ExpectAllNear(
       h, n, [&](int64_t i) { return static_cast<float>(half(x.host[i])); }, 0, 0, "to half");
@@ -265,7 +265,7 @@ TEST(ElementwiseStatements, InOutAndTemporaryChain) {
   x.Random(12);
   const std::vector<float> before = x.host;
   Op<InOutC> op;
-  ASSERT_TRUE(RunAndSync(op.Run(ArgumentsBuilder{}.inputOutput(x.Arg({n})).build())).ok());
+  ASSERT_TRUE(RunAndSync(op.run(ArgumentsBuilder{}.inputOutput(x.Arg({n})).build())).ok());
   ExpectAllNear(
       x, n,
       [&](int64_t i) {

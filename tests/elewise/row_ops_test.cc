@@ -49,7 +49,7 @@ TYPED_TEST(RowOpsTest, RmsNorm) {
     gamma.Random(2, 0.5, 1.5);
     fused::RmsNorm<T> op;
     const double eps = 1e-5;
-    ASSERT_TRUE(RunAndSync(op.Run(ArgumentsBuilder{}
+    ASSERT_TRUE(RunAndSync(op.run(ArgumentsBuilder{}
                                       .inputOutput(x.Arg({s.rows, s.cols}), gamma.Arg({s.cols}),
                                                    out.Arg({s.rows, s.cols}))
                                       .attr("epsilon", eps)
@@ -82,7 +82,7 @@ TYPED_TEST(RowOpsTest, AddRmsNormWritesBothOutputs) {
     fused::AddRmsNorm<T> op;
     const double eps = 1e-6;
     ASSERT_TRUE(
-        RunAndSync(op.Run(ArgumentsBuilder{}
+        RunAndSync(op.run(ArgumentsBuilder{}
                               .inputOutput(x1.Arg({s.rows, s.cols}), x2.Arg({s.rows, s.cols}),
                                            gamma.Arg({s.cols}), y.Arg({s.rows, s.cols}),
                                            out.Arg({s.rows, s.cols}))
@@ -117,7 +117,7 @@ TYPED_TEST(RowOpsTest, LayerNorm) {
     beta.Random(8);
     fused::LayerNorm<T> op;
     const double eps = 1e-5;
-    ASSERT_TRUE(RunAndSync(op.Run(ArgumentsBuilder{}
+    ASSERT_TRUE(RunAndSync(op.run(ArgumentsBuilder{}
                                       .inputOutput(x.Arg({s.rows, s.cols}), gamma.Arg({s.cols}),
                                                    beta.Arg({s.cols}), out.Arg({s.rows, s.cols}))
                                       .attr("epsilon", eps)
@@ -155,7 +155,7 @@ TYPED_TEST(RowOpsTest, SoftmaxIsStable) {
     x.Random(9, std::is_same_v<T, half> ? 100 : 500, std::is_same_v<T, half> ? 140 : 600);
     fused::Softmax<T> op;
     ASSERT_TRUE(
-        RunAndSync(op.Run(ArgumentsBuilder{}
+        RunAndSync(op.run(ArgumentsBuilder{}
                               .inputOutput(x.Arg({s.rows, s.cols}), out.Arg({s.rows, s.cols}))
                               .build()))
             .ok());
@@ -190,7 +190,7 @@ TYPED_TEST(RowOpsTest, SwiGluOnHalvesOfOneTensor) {
     auto args = fused::SwiGluArgs(x.Arg({s.rows, width}), out.Arg({s.rows, s.cols}));
     ASSERT_TRUE(args.ok()) << args.status().ToString();
     fused::SwiGlu<T> op;
-    ASSERT_TRUE(RunAndSync(op.Run(*args)).ok());
+    ASSERT_TRUE(RunAndSync(op.run(*args)).ok());
     ExpectAllNear(
         out, s.rows * s.cols,
         [&](int64_t i) {
@@ -231,7 +231,7 @@ TEST(Reductions, AlongTheLastAxisForEveryWidth) {
     DeviceBuffer<float> x(n), sum(s.rows), mx(s.rows), mn(s.rows), mean(s.rows);
     x.Random(11);
     Op<ReduceArC<float>> op;
-    ASSERT_TRUE(RunAndSync(op.Run(ArgumentsBuilder{}
+    ASSERT_TRUE(RunAndSync(op.run(ArgumentsBuilder{}
                                       .inputOutput(x.Arg({s.rows, s.cols}), sum.Arg({s.rows}),
                                                    mx.Arg({s.rows, 1}), mn.Arg({s.rows}),
                                                    mean.Arg({s.rows}))
@@ -275,7 +275,7 @@ TEST(Reductions, Int32AlongTheLastAxis) {
   DeviceBuffer<int32_t> x(n), sum(s.rows), mx(s.rows);
   x.Random(12, -1000, 1000);
   Op<ReduceIntC> op;
-  ASSERT_TRUE(RunAndSync(op.Run(ArgumentsBuilder{}
+  ASSERT_TRUE(RunAndSync(op.run(ArgumentsBuilder{}
                                     .inputOutput(x.Arg({s.rows, s.cols}), sum.Arg({s.rows}),
                                                  mx.Arg({s.rows}))
                                     .build()))
@@ -329,7 +329,7 @@ TEST(Reductions, AlongTheFirstAxisWithWorkspaceSpill) {
         ArgumentsBuilder{}
             .inputOutput(x.Arg({s.rows, s.cols}), out.Arg({s.rows, s.cols}), colmax.Arg({s.cols}))
             .build();
-    ASSERT_TRUE(RunAndSync(op.Run(args)).ok());
+    ASSERT_TRUE(RunAndSync(op.run(args)).ok());
     if (s.rows == 1000) {
       EXPECT_GT(*Op<ColumnNormC>::get_workspace_size(args), 0u) << "spill expected in workspace";
     }
@@ -384,7 +384,7 @@ TEST(Broadcasting, NumpyStyleBetweenInputs) {
     bias.Random(16);
     one.Random(17);
     Op<BroadcastC> op;
-    ASSERT_TRUE(RunAndSync(op.Run(ArgumentsBuilder{}
+    ASSERT_TRUE(RunAndSync(op.run(ArgumentsBuilder{}
                                       .inputOutput(x.Arg({s.rows, s.cols}), scale.Arg({s.rows, 1}),
                                                    bias.Arg({s.cols}), one.Arg({1}),
                                                    out.Arg({s.rows, s.cols}))
@@ -406,7 +406,7 @@ TEST(Profiles, RmsNormOnTheEmulatedNpuProfile) {
   x.Random(18);
   gamma.Random(19);
   fused::RmsNorm<float> op;
-  const Status st = RunAndSync(op.Run(
+  const Status st = RunAndSync(op.run(
       ArgumentsBuilder{}
           .inputOutput(x.Arg({s.rows, s.cols}), gamma.Arg({s.cols}), out.Arg({s.rows, s.cols}))
           .attr("epsilon", 1e-6)

@@ -62,7 +62,7 @@ void CheckUnary(int64_t n, Ref ref, double lo, double hi, double abs_tol, double
   out.Random(5);
   Op<C<T>> op;
   ASSERT_TRUE(
-      RunAndSync(op.Run(ArgumentsBuilder{}.inputOutput(x.Arg({n}), out.Arg({n})).build())).ok());
+      RunAndSync(op.run(ArgumentsBuilder{}.inputOutput(x.Arg({n}), out.Arg({n})).build())).ok());
   ExpectAllNear(
       out, n, [&](int64_t i) { return ref(x.At(i)); }, abs_tol, RelTol<T>(rel_tol),
       std::string(name) + " n=" + std::to_string(n));

@@ -203,14 +203,14 @@ class FmaCase final : public Case {
   }
 
  protected:
-  Status ElewiseInCache(const tdev::Stream& s) override { return op_.Run(small_args_, s); }
+  Status ElewiseInCache(const tdev::Stream& s) override { return op_.run(small_args_, s); }
   int64_t InCacheElements() const override { return std::min(n_, kInCacheElements); }
   Status Limit(const tdev::Stream& s) override {
     return tdev::Launch(LimitConfig("limit_fma"), Fma3Kernel, s, out_.f(),
                         static_cast<const float*>(a_.f()), static_cast<const float*>(b_.f()),
                         static_cast<const float*>(c_.f()), n_);
   }
-  Status Elewise(const tdev::Stream& s) override { return op_.Run(args_, s); }
+  Status Elewise(const tdev::Stream& s) override { return op_.run(args_, s); }
   void Eigen() override {
 #if TESSERA_BENCH_HAVE_EIGEN
     EigenFma(a_.f(), b_.f(), c_.f(), out_.f(), n_);
@@ -248,12 +248,12 @@ class UnaryCase final : public Case {
   }
 
  protected:
-  Status ElewiseInCache(const tdev::Stream& s) override { return op_.Run(small_args_, s); }
+  Status ElewiseInCache(const tdev::Stream& s) override { return op_.run(small_args_, s); }
   int64_t InCacheElements() const override { return std::min(n_, kInCacheElements); }
   Status Limit(const tdev::Stream& s) override {
     return CopyLimit(s, out_.get(), x_.get(), n_ * 4);
   }
-  Status Elewise(const tdev::Stream& s) override { return op_.Run(args_, s); }
+  Status Elewise(const tdev::Stream& s) override { return op_.run(args_, s); }
   void Eigen() override {
     if (eigen_ != nullptr) eigen_(x_.f(), out_.f(), n_);
   }
@@ -293,7 +293,7 @@ class RmsNormCase final : public Case {
 
  protected:
   Status ElewiseInCache(const tdev::Stream& s) override {
-    return bf16_ ? bf16_op_.Run(small_args_, s) : f32_op_.Run(small_args_, s);
+    return bf16_ ? bf16_op_.run(small_args_, s) : f32_op_.run(small_args_, s);
   }
   int64_t InCacheElements() const override {
     return std::min(rows_, kInCacheElements / kCols) * kCols;
@@ -302,7 +302,7 @@ class RmsNormCase final : public Case {
     return CopyLimit(s, out_.get(), x_.get(), rows_ * kCols * (bf16_ ? 2 : 4));
   }
   Status Elewise(const tdev::Stream& s) override {
-    return bf16_ ? bf16_op_.Run(args_, s) : f32_op_.Run(args_, s);
+    return bf16_ ? bf16_op_.run(args_, s) : f32_op_.run(args_, s);
   }
   void Eigen() override {
 #if TESSERA_BENCH_HAVE_EIGEN
@@ -344,14 +344,14 @@ class SoftmaxCase final : public Case {
   }
 
  protected:
-  Status ElewiseInCache(const tdev::Stream& s) override { return op_.Run(small_args_, s); }
+  Status ElewiseInCache(const tdev::Stream& s) override { return op_.run(small_args_, s); }
   int64_t InCacheElements() const override {
     return std::min(rows_, kInCacheElements / kCols) * kCols;
   }
   Status Limit(const tdev::Stream& s) override {
     return CopyLimit(s, out_.get(), x_.get(), rows_ * kCols * 4);
   }
-  Status Elewise(const tdev::Stream& s) override { return op_.Run(args_, s); }
+  Status Elewise(const tdev::Stream& s) override { return op_.run(args_, s); }
   void Eigen() override {
 #if TESSERA_BENCH_HAVE_EIGEN
     EigenSoftmax(x_.f(), out_.f(), rows_, kCols);

@@ -2,17 +2,19 @@
 //
 // BlockBuilder<Compute, Policy> lowers the Compute at compile time; on the host it sizes the
 // micro-tile from the UB capacity and the program's live buffers (registers, RA accumulators)
-// and places spilled temporaries; on the device Run(params, begin, count) walks units
+// and places spilled temporaries (plan, once per problem), then binds problem and plan into the
+// block params (to_params); on the device Run(params, begin, count) walks units
 // [begin, begin + count) of the problem (elements, rows or columns).
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "tessera/core/status.h"
 #include "tessera/elewise/detail/engine.h"
 #include "tessera/elewise/detail/lower.h"
-#include "tessera/elewise/policy.h"
 #include "tessera/elewise/detail/problem.h"
+#include "tessera/elewise/policy.h"
 
 namespace tessera::elewise::block {
 
@@ -29,30 +31,33 @@ struct BlockBuilder {
   };
   using Params = BlockParams;
 
-  // OK when the program's live buffers fit the UB; otherwise says how many do not fit.
-  static Status can_implement(const Arguments& args) {
-    return PlanTiles(Program(), args.problem, args.ub_bytes, Policy::MaxTileElems).status();
+  // The host's one planning step: micro-tile size and spill placement for `args`. OutOfRange when
+  // the program's live buffers do not fit the UB (says how many).
+  static Result<TilePlan> plan(const Arguments& args) {
+    return PlanTiles(Program(), args.problem, args.ub_bytes, Policy::MaxTileElems);
   }
+
+  // OK when the program's live buffers fit the UB; otherwise says how many do not fit.
+  static Status can_implement(const Arguments& args) { return plan(args).status(); }
 
   // Global workspace for spills that do not fit in UB, for `block_num` blocks.
-  static uint64_t get_workspace_size(const Arguments& args, uint32_t block_num) {
-    const auto plan = PlanTiles(Program(), args.problem, args.ub_bytes, Policy::MaxTileElems);
-    return plan.ok() ? plan->workspace_bytes_per_core * block_num : 0;
+  static uint64_t get_workspace_size(const TilePlan& plan, uint32_t block_num) {
+    return plan.workspace_bytes_per_core * block_num;
   }
 
-  // Precondition: can_implement(args) is OK; `workspace` holds get_workspace_size bytes.
-  static Params to_params(const Arguments& args, void* workspace) {
-    const TilePlan plan = *PlanTiles(Program(), args.problem, args.ub_bytes, Policy::MaxTileElems);
+  // Binds `problem` and a plan of it (from plan()) to the block's params; plans nothing.
+  // `workspace` holds get_workspace_size bytes.
+  static Params to_params(Problem problem, const TilePlan& plan, void* workspace) {
     Params p;
     p.program = Program();
-    p.operands = args.problem.operands;
-    p.attr_bits = args.problem.attr_bits;
-    p.traversal = args.problem.traversal;
-    p.rows = args.problem.rows;
-    p.cols = args.problem.cols;
+    p.operands = std::move(problem.operands);
+    p.attr_bits = std::move(problem.attr_bits);
+    p.traversal = problem.traversal;
+    p.rows = problem.rows;
+    p.cols = problem.cols;
     p.tile_elems = plan.tile_elems;
     p.prefetch_tiles = static_cast<uint32_t>(Policy::Stages - 1);
-    p.stream_outputs = args.problem.output_bytes >= Policy::StreamThresholdBytes;
+    p.stream_outputs = problem.output_bytes >= Policy::StreamThresholdBytes;
     p.spill_in_ub = plan.spill_in_ub;
     p.spill_elems = plan.spill_elems;
     p.workspace = workspace;

@@ -129,7 +129,9 @@ struct PlaceHolderTmp : NodeBase {
 };
 
 // An operator attribute, set at run time with ArgumentsBuilder::attr(name, value):
-// `Attr<"epsilon">()` (fp32 lanes) or `Attr<"shift", int32_t>()`.
+// `Attr<"epsilon">()` (fp32 lanes) or `Attr<"shift", int32_t>()`, required by every call; or with
+// a default, `Attr<"alpha">(1.0f)`, used when a call does not set it (and the default of the op
+// attribute TESSERA_ELEWISE_OP declares). Every read of one name must give the same default.
 template <size_t L>
 struct AttrName {
   char chars[L] = {};
@@ -145,10 +147,15 @@ struct Attr : NodeBase {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, int32_t>,
                 "Attr: attributes are read as float or int32_t");
   static constexpr Lane kLane = kLaneOf<T>;
+  constexpr Attr() = default;
+  constexpr explicit Attr(T default_value) : has_default(true), default_value(default_value) {}
   template <class W>
   constexpr auto Lower(W& w) const {
-    return w.Attribute(Name.view(), DataTypeOf<T>());
+    return w.Attribute(Name.view(), DataTypeOf<T>(), has_default,
+                       static_cast<double>(default_value));
   }
+  bool has_default = false;
+  T default_value{};
 };
 
 // A literal in an expression; its lane is the other operand's.

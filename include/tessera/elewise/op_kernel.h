@@ -4,9 +4,9 @@
 //   host   MakeOpTiling<KernelOp>(args, ub_bytes, cores): the op's tiling function describes its
 //          tensors by shape (no addresses yet), gets the resolved problem, the schedule's config,
 //          the block dim and the workspace size, and stores them in an ElewiseTilingData.
-//   device RunOpBlock<KernelOp>(tiling, gm, workspace): the kernel entry rebuilds the block
-//          params from the GM addresses (inputs then outputs) and runs this block's share
-//          (Schedule::Run for the current block).
+//   device RunOpBlock<KernelOp>(tiling, gm, workspace): the kernel entry binds the planned
+//          problem and tile plan to the GM addresses (inputs then outputs) - nothing is planned
+//          again - and runs this block's share (Schedule::Run for the current block).
 //
 // Each tensor parameter names the GM address it lives at (`arg`) and an element offset from it,
 // so one op tensor can feed several PlaceHolders (e.g. SwiGLU's two halves of x).
@@ -21,8 +21,8 @@
 
 #include "tessera/core/status.h"
 #include "tessera/elewise/arguments.h"
-#include "tessera/elewise/grid.h"
 #include "tessera/elewise/detail/problem.h"
+#include "tessera/elewise/grid.h"
 #include "tessera/tiling/tiling_data.h"
 
 namespace tessera::elewise::op_kernel {
@@ -38,7 +38,10 @@ TILING_DATA_FIELD_DEF(int64_t, traversal)
 TILING_DATA_FIELD_DEF(int64_t, rows)
 TILING_DATA_FIELD_DEF(int64_t, cols)
 TILING_DATA_FIELD_DEF(int64_t, outputBytes)
-TILING_DATA_FIELD_DEF(int64_t, ubBytes)
+TILING_DATA_FIELD_DEF(int64_t, tileElems)  // the host's TilePlan
+TILING_DATA_FIELD_DEF(bool, spillInUb)
+TILING_DATA_FIELD_DEF(int64_t, spillElems)
+TILING_DATA_FIELD_DEF(int64_t, workspaceBytesPerCore)
 TILING_DATA_FIELD_DEF(int64_t, numGm)  // GM addresses the kernel entry passes
 TILING_DATA_FIELD_DEF(int64_t, numOperands)
 TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxOperands, operandArg)     // GM address index; -1: scalar
@@ -82,12 +85,14 @@ namespace detail {
 // is checked and the problem is empty).
 Result<Problem> ResolveOpProblem(const tile::ProgramView& program, const OpArguments& args,
                                  uint32_t gm_count, bool* empty);
-// Stores `problem` in `t`; InvalidArgument beyond kMaxOperands / kMaxAttrs.
-Status EncodeProblem(const Problem& problem, const OpArguments& args, uint32_t gm_count,
-                     uint64_t ub_bytes, ElewiseTilingData& t);
+// Stores `problem` and its tile plan in `t`; InvalidArgument beyond kMaxOperands / kMaxAttrs.
+Status EncodeProblem(const Problem& problem, const TilePlan& plan, const OpArguments& args,
+                     uint32_t gm_count, ElewiseTilingData& t);
 // The problem `t` describes, bound to the GM addresses `gm` (inputs then outputs). Fails the block
 // when `gm` does not hold the t.numGm addresses the tiling was planned for.
 Problem DecodeProblem(const ElewiseTilingData& t, std::span<uint8_t* const> gm);
+// The tile plan `t` holds.
+TilePlan DecodePlan(const ElewiseTilingData& t);
 
 }  // namespace detail
 
@@ -113,7 +118,7 @@ Result<OpTiling> MakeOpTiling(const OpArguments& args, uint32_t gm_count, uint64
     return out;
   }
   typename BlockOp::Arguments block{std::move(problem), ub_bytes};
-  TESSERA_RETURN_IF_ERROR(BlockOp::can_implement(block));
+  TESSERA_ASSIGN_OR_RETURN(const TilePlan plan, BlockOp::plan(block));
   Config config{};
   const grid::ScheduleArguments sargs{block.problem, args.attrs, cores};
   TESSERA_RETURN_IF_ERROR(Schedule::MakeScheduleConfig(sargs, config));
@@ -122,22 +127,23 @@ Result<OpTiling> MakeOpTiling(const OpArguments& args, uint32_t gm_count, uint64
     return InvalidArgument("elewise: the schedule asked for " + std::to_string(out.block_dim) +
                            " blocks; it must be 1..65535");
   }
-  out.workspace_bytes = BlockOp::get_workspace_size(block, out.block_dim);
-  TESSERA_RETURN_IF_ERROR(detail::EncodeProblem(block.problem, args, gm_count, ub_bytes, out.data));
+  out.workspace_bytes = BlockOp::get_workspace_size(plan, out.block_dim);
+  TESSERA_RETURN_IF_ERROR(detail::EncodeProblem(block.problem, plan, args, gm_count, out.data));
   std::memcpy(out.data.schedule, &config, sizeof(Config));
   return out;
 }
 
 // Device half, called by every block of the launch: this block's share of the work. `gm` holds
-// the op's GM addresses (inputs then outputs), `workspace` the op's workspace.
+// the op's GM addresses (inputs then outputs), `workspace` the op's workspace. Binds the host's
+// plan (to_params); plans nothing.
 template <class KernelOp>
 void RunOpBlock(const ElewiseTilingData& t, std::span<uint8_t* const> gm, void* workspace) {
   if (t.empty) return;
   using BlockOp = typename KernelOp::BlockOp;
-  typename BlockOp::Arguments block{detail::DecodeProblem(t, gm), static_cast<uint64_t>(t.ubBytes)};
   typename KernelOp::Config config;
   std::memcpy(&config, t.schedule, sizeof(config));
-  KernelOp::Schedule::Run(config, BlockOp::to_params(block, workspace));
+  KernelOp::Schedule::Run(
+      config, BlockOp::to_params(detail::DecodeProblem(t, gm), detail::DecodePlan(t), workspace));
 }
 
 }  // namespace tessera::elewise::op_kernel

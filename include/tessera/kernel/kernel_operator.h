@@ -11,7 +11,8 @@
 // kernel with KernelType::kMix (blockDim = groups). The NPU address-space and kernel-kind
 // qualifiers expand to nothing; `half` and `bfloat16_t` are tessera's storage types; the kernel API
 // lives in namespace AscendC; `if ASCEND_IS_AIC { ... }` / `if ASCEND_IS_AIV { ... }` split a MIX
-// kernel's body by core type at run time; QuantMode_t is global, as in the vendor's toolchain.
+// kernel's body by core type at run time; QuantMode_t, pipe_t with PIPE_* and TEventID with
+// EVENT_ID* are global, as in the vendor's toolchain; QuePosition is TPosition.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +36,12 @@
 using half = tessera::half;
 using bfloat16_t = tessera::bfloat16;
 using QuantMode_t = tessera::kernel::QuantMode_t;
+using pipe_t = tessera::kernel::pipe_t;
+using enum tessera::kernel::pipe_t;
+using TEventID = tessera::kernel::TEventID;
+using enum tessera::kernel::TEventID;
 
 namespace AscendC {
 using namespace tessera::kernel;
+using QuePosition = TPosition;
 }  // namespace AscendC

@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "tessera/elewise/expr.h"
 #include "tessera/elewise/detail/program.h"
+#include "tessera/elewise/expr.h"
 
 namespace tessera::elewise::expr {
 
@@ -131,12 +131,16 @@ class Lowerer {
     DeclareScalar(idx, dtype);
     return emit_ ? Emit(tile::OpCode::kScalar, LaneOfType(dtype), idx) : Val{};
   }
-  constexpr Val Attribute(std::string_view name, DataType dtype) {
+  constexpr Val Attribute(std::string_view name, DataType dtype, bool has_default,
+                          double default_value) {
     uint32_t index = 0;
     while (index < attrs_.size() && attrs_[index].name != name)
       ++index;
-    if (index == attrs_.size()) attrs_.push_back({name, dtype});
+    if (index == attrs_.size()) attrs_.push_back({name, dtype, has_default, default_value});
     Require(attrs_[index].dtype == dtype, "elewise: one Attr name is read as two different types");
+    Require(
+        attrs_[index].has_default == has_default && attrs_[index].default_value == default_value,
+        "elewise: one Attr name is read with two different defaults");
     return emit_ ? Emit(tile::OpCode::kAttr, LaneOfType(dtype), index) : Val{};
   }
   constexpr Val Constant(tile::Lane lane, float value, int32_t ivalue) {

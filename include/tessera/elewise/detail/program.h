@@ -116,10 +116,13 @@ struct ParamInfo {
   bool read_after_write = false;  // an output read back later: keep it in cache (no streaming)
 };
 
-// An operator attribute a Compute reads (Attr<"name">): looked up by name at Run.
+// An operator attribute a Compute reads (Attr<"name">): looked up by name at Run; a call that does
+// not set it gets default_value when has_default, else fails.
 struct AttrInfo {
   std::string_view name;
   DataType dtype = DataType::kFloat32;  // float or int32
+  bool has_default = false;
+  double default_value = 0.0;  // exact for every float and int32 value
 };
 
 struct ReducedInfo {
