@@ -1,6 +1,7 @@
 // A custom package that overrides the built-in Add for float32: y = x1 + x2, computed through a
 // workspace (to show how an op asks for one). Build it with tessera_add_op_package and put its
 // directory on TESSERA_CUSTOM_OPP_PATH: calls to Add then run this kernel instead of the built-in.
+// Its Reference() lets `tessera run Add ...` check the kernel against the op's own definition.
 #include "fused_add_tiling.h"
 #include "tessera/runtime/op_registration.h"
 #include "tessera/runtime/tiling_context.h"
@@ -32,6 +33,16 @@ Status FusedAddTiling(TilingContext& ctx) {
   return OkStatus();
 }
 
+// y = x1 + x2 on the host (float32 only, as the op).
+Status FusedAddReference(const ReferenceArgs& args) {
+  const float* x1 = args.inputs[0]->As<float>();
+  const float* x2 = args.inputs[1]->As<float>();
+  float* y = args.outputs[0].As<float>();
+  for (int64_t i = 0; i < args.outputs[0].size(); ++i)
+    y[i] = x1[i] + x2[i];
+  return OkStatus();
+}
+
 class FusedAdd : public OpDef {
  public:
   FusedAdd() : OpDef("Add") {
@@ -40,6 +51,7 @@ class FusedAdd : public OpDef {
     Output("y").ParamType(REQUIRED).Follow("x1");
     SetTiling(FusedAddTiling);
     TilingDataType<FusedAddTilingData>();
+    Reference(FusedAddReference);
     for (const char* soc : {"x86-64-v2", "x86-64-v3", "x86-64-v4", "armv8-a"})
       AddConfig(soc);
   }

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstring>
 #include <exception>
+#include <limits>
 #include <set>
 
 #include "runtime/package/package_match.h"
@@ -23,7 +26,91 @@ std::string JoinNames(const std::vector<OpParamDef>& params) {
   return out;
 }
 
+template <class I>
+I SaturateInt(double v) {
+  if (std::isnan(v)) return 0;
+  const double t = std::trunc(v);
+  if (t <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  if (t >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  return static_cast<I>(t);
+}
+
+template <class T>
+T Load(const void* data, int64_t i) {
+  T v;
+  std::memcpy(&v, static_cast<const uint8_t*>(data) + static_cast<size_t>(i) * sizeof(T),
+              sizeof(T));
+  return v;
+}
+
+template <class T>
+void Store(void* data, int64_t i, T v) {
+  std::memcpy(static_cast<uint8_t*>(data) + static_cast<size_t>(i) * sizeof(T), &v, sizeof(T));
+}
+
 }  // namespace
+
+int64_t ReferenceTensor::size() const {
+  return desc.shape.NumElements().value_or(0);
+}
+
+double ReferenceTensor::Get(int64_t i) const {
+  return ReadElement(desc.dtype, data, i);
+}
+
+void ReferenceTensor::Set(int64_t i, double v) const {
+  WriteElement(desc.dtype, data, i, v);
+}
+
+double ReadElement(tessera::DataType dtype, const void* data, int64_t i) {
+  switch (dtype) {
+    case tessera::DataType::kFloat32:
+      return Load<float>(data, i);
+    case tessera::DataType::kFloat16:
+      return static_cast<float>(Load<half>(data, i));
+    case tessera::DataType::kBfloat16:
+      return static_cast<float>(Load<bfloat16>(data, i));
+    case tessera::DataType::kInt8:
+      return Load<int8_t>(data, i);
+    case tessera::DataType::kUint8:
+      return Load<uint8_t>(data, i);
+    case tessera::DataType::kInt16:
+      return Load<int16_t>(data, i);
+    case tessera::DataType::kInt32:
+      return Load<int32_t>(data, i);
+    case tessera::DataType::kInt64:
+      return static_cast<double>(Load<int64_t>(data, i));
+    case tessera::DataType::kBool:
+      return Load<uint8_t>(data, i) != 0 ? 1.0 : 0.0;
+    default:
+      return 0;
+  }
+}
+
+void WriteElement(tessera::DataType dtype, void* data, int64_t i, double v) {
+  switch (dtype) {
+    case tessera::DataType::kFloat32:
+      return Store(data, i, static_cast<float>(v));
+    case tessera::DataType::kFloat16:
+      return Store(data, i, half(static_cast<float>(v)));
+    case tessera::DataType::kBfloat16:
+      return Store(data, i, bfloat16(static_cast<float>(v)));
+    case tessera::DataType::kInt8:
+      return Store(data, i, SaturateInt<int8_t>(v));
+    case tessera::DataType::kUint8:
+      return Store(data, i, SaturateInt<uint8_t>(v));
+    case tessera::DataType::kInt16:
+      return Store(data, i, SaturateInt<int16_t>(v));
+    case tessera::DataType::kInt32:
+      return Store(data, i, SaturateInt<int32_t>(v));
+    case tessera::DataType::kInt64:
+      return Store(data, i, SaturateInt<int64_t>(v));
+    case tessera::DataType::kBool:
+      return Store(data, i, static_cast<uint8_t>(v != 0 ? 1 : 0));
+    default:
+      return;
+  }
+}
 
 const char* OptionName(Option option) {
   switch (option) {
@@ -98,6 +185,13 @@ OpDef& OpDef::SetTiling(TilingFunc fn) {
 
 OpDef& OpDef::SetInferShape(InferShapeFunc fn) {
   infer_shape_ = std::move(fn);
+  return *this;
+}
+
+OpDef& OpDef::Reference(ReferenceFunc fn, double ulps) {
+  reference_ = std::move(fn);
+  reference_declared_ = true;
+  reference_ulps_ = ulps;
   return *this;
 }
 
@@ -238,6 +332,15 @@ Status OpDef::Validate() const {
   if (!tiling_) return InvalidArgument(op + "no tiling function (call SetTiling)");
   TESSERA_RETURN_IF_ERROR(ValidateSimplifiedKeys());
   if (configs_.empty()) return InvalidArgument(op + "no SoC configured (call AddConfig)");
+  if (reference_declared_ && !reference_) {
+    return InvalidArgument(op +
+                           "Reference() was given an empty function; pass the reference or "
+                           "drop the Reference() call");
+  }
+  if (reference_declared_ && !(std::isfinite(reference_ulps_) && reference_ulps_ >= 0)) {
+    return InvalidArgument(op + "Reference() tolerance is " + std::to_string(reference_ulps_) +
+                           " ulps; expected a finite number >= 0");
+  }
   for (const auto& [soc, config] : configs_) {
     for (const auto* list : {&config.inputs(), &config.outputs()}) {
       for (const auto& p : *list) {

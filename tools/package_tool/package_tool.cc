@@ -259,6 +259,72 @@ Result<std::vector<KernelEntryInfo>> ListEntriesInChild(const fs::path& library,
   return entries;
 }
 
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items)
+    out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// Why op `def` got no binary in package `package` built for `kernels` (target -> library), and
+// what to change: the op's AddConfig SoCs and the package's targets have no ISA level in common,
+// or a configured SoC was built but the op declares no dtype/format combination there.
+std::string NoBinariesMessage(const std::string& package, const OpDef& def,
+                              const std::vector<std::pair<std::string, std::string>>& kernels) {
+  std::vector<std::string> built, units;
+  bool any_unit = false;
+  for (const auto& k : kernels) {
+    const bool unit = IsKnownComputeUnit(k.first);
+    any_unit = any_unit || unit;
+    built.push_back(unit ? k.first + " (" + std::string(SocLevelOf(k.first)) + ")" : k.first);
+  }
+  const std::vector<std::string> configured = def.socs();
+  const std::string head =
+      "package " + package + ": op " + def.type() + " ends up with no binaries";
+  for (const auto& k : kernels) {
+    const auto combos = def.Combinations(std::string(SocLevelOf(k.first)));
+    if (combos.ok()) {
+      return head + ": it is configured for " + k.first +
+             ", which is built, but declares no dtype/format combination there (its DataType "
+             "lists, after the AddConfig(\"" +
+             std::string(SocLevelOf(k.first)) +
+             "\", ...) overrides, are empty); declare at least one dtype per parameter";
+    }
+  }
+  const std::string var = any_unit ? "TESSERA_COMPUTE_UNIT" : "TESSERA_SOC_SERIES";
+  const std::string arg = any_unit ? "COMPUTE_UNITS" : "SOCS";
+  std::string msg = head + ": its OpDef configures the SoCs " + Join(configured) +
+                    " (AddConfig), but the package is built for " + Join(built) + " (" + arg +
+                    " of tessera_add_op_package, default " + var +
+                    "), and a binary is recorded only for a built target whose ISA level the op "
+                    "configures. Change one of: add AddConfig(\"" +
+                    std::string(SocLevelOf(kernels.front().first)) + "\") to " + def.type() +
+                    "'s OpDef (one call per built level: ";
+  std::vector<std::string> levels;
+  for (const auto& k : kernels) {
+    const std::string level(SocLevelOf(k.first));
+    if (std::find(levels.begin(), levels.end(), level) == levels.end()) levels.push_back(level);
+  }
+  // Configured SoCs this build can compile for: ISA levels of the built targets' architecture.
+  const bool arm = SocLevelOf(kernels.front().first).rfind("armv8", 0) == 0;
+  std::vector<std::string> buildable;
+  for (const std::string& soc : configured) {
+    if (IsKnownSoc(soc) && (soc.rfind("armv8", 0) == 0) == arm) buildable.push_back(soc);
+  }
+  msg += Join(levels) + ")";
+  if (buildable.empty()) {
+    msg +=
+        "; building the package for the op's SoCs instead is not possible here (none is an "
+        "ISA level of this build's architecture)";
+  } else {
+    msg += "; or build the package for a SoC the op configures: SOCS " + Join(buildable) +
+           " in tessera_add_op_package(NAME " + package + " ...) or -DTESSERA_SOC_SERIES=\"" +
+           buildable.front() + "\"" +
+           (any_unit ? " (instead of COMPUTE_UNITS / TESSERA_COMPUTE_UNIT)" : "");
+  }
+  return msg;
+}
+
 Status Run(const fs::path& dir, const std::string& name, const std::string& version,
            const std::string& ops_lib, const std::vector<std::string>& kernel_specs,
            const std::optional<ManifestSelectiveBuild>& selection) {
@@ -395,6 +461,7 @@ Status Run(const fs::path& dir, const std::string& name, const std::string& vers
         if (!duplicate) op.binaries.push_back(std::move(b));
       }
     }
+    if (op.binaries.empty()) return FailedPrecondition(NoBinariesMessage(name, *def, kernels));
     manifest.ops.push_back(std::move(op));
   }
   return WriteManifestFile(dir / kManifestFileName, manifest);

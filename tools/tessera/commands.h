@@ -51,6 +51,7 @@ int RunTilingCommand(const OpCallOptions& options);
 struct RunOptions {
   OpCallOptions call;
   int iters = 10;
+  std::string save_dir;  // non-empty: write inputs and outputs there as .npy files
 };
 void AddRunCommand(CLI::App& app, RunOptions& options);
 int RunOpCommand(const RunOptions& options);

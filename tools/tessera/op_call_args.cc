@@ -10,9 +10,9 @@
 #include <limits>
 
 #include "op_reference.h"
+#include "runtime/package/package_search.h"
 #include "tessera/core/float16.h"
 #include "tessera/device/memory.h"
-#include "runtime/package/package_search.h"
 
 namespace tessera::cli {
 namespace {
@@ -382,100 +382,18 @@ HostTensor::HostTensor(TensorDesc desc)
       numel_(NumElements(desc_)),
       bytes_(static_cast<size_t>(numel_) * DataTypeSize(desc_.dtype)) {}
 
-namespace {
-
-template <class I>
-I SaturateInt(double v) {
-  if (std::isnan(v)) return 0;
-  const double t = std::trunc(v);
-  if (t <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
-  if (t >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
-  return static_cast<I>(t);
-}
-
-template <class T>
-T Load(const std::vector<uint8_t>& b, int64_t i) {
-  T v;
-  std::memcpy(&v, b.data() + static_cast<size_t>(i) * sizeof(T), sizeof(T));
-  return v;
-}
-
-template <class T>
-void Store(std::vector<uint8_t>& b, int64_t i, T v) {
-  std::memcpy(b.data() + static_cast<size_t>(i) * sizeof(T), &v, sizeof(T));
-}
-
-}  // namespace
-
 double HostTensor::Get(int64_t i) const {
-  switch (desc_.dtype) {
-    case DataType::kFloat32:
-      return Load<float>(bytes_, i);
-    case DataType::kFloat16:
-      return static_cast<float>(Load<half>(bytes_, i));
-    case DataType::kBfloat16:
-      return static_cast<float>(Load<bfloat16>(bytes_, i));
-    case DataType::kInt8:
-      return Load<int8_t>(bytes_, i);
-    case DataType::kUint8:
-      return Load<uint8_t>(bytes_, i);
-    case DataType::kInt16:
-      return Load<int16_t>(bytes_, i);
-    case DataType::kInt32:
-      return Load<int32_t>(bytes_, i);
-    case DataType::kInt64:
-      return static_cast<double>(Load<int64_t>(bytes_, i));
-    case DataType::kBool:
-      return Load<uint8_t>(bytes_, i) != 0 ? 1.0 : 0.0;
-  }
-  return 0;
+  return runtime::ReadElement(desc_.dtype, bytes_.data(), i);
 }
 
 void HostTensor::Set(int64_t i, double v) {
-  switch (desc_.dtype) {
-    case DataType::kFloat32:
-      return Store(bytes_, i, static_cast<float>(v));
-    case DataType::kFloat16:
-      return Store(bytes_, i, half(static_cast<float>(v)));
-    case DataType::kBfloat16:
-      return Store(bytes_, i, bfloat16(static_cast<float>(v)));
-    case DataType::kInt8:
-      return Store(bytes_, i, SaturateInt<int8_t>(v));
-    case DataType::kUint8:
-      return Store(bytes_, i, SaturateInt<uint8_t>(v));
-    case DataType::kInt16:
-      return Store(bytes_, i, SaturateInt<int16_t>(v));
-    case DataType::kInt32:
-      return Store(bytes_, i, SaturateInt<int32_t>(v));
-    case DataType::kInt64:
-      return Store(bytes_, i, SaturateInt<int64_t>(v));
-    case DataType::kBool:
-      return Store(bytes_, i, static_cast<uint8_t>(v != 0 ? 1 : 0));
-  }
+  runtime::WriteElement(desc_.dtype, bytes_.data(), i, v);
 }
 
 double RoundTo(DataType dtype, double v) {
-  switch (dtype) {
-    case DataType::kFloat32:
-      return static_cast<float>(v);
-    case DataType::kFloat16:
-      return static_cast<float>(half(static_cast<float>(v)));
-    case DataType::kBfloat16:
-      return static_cast<float>(bfloat16(static_cast<float>(v)));
-    case DataType::kInt8:
-      return SaturateInt<int8_t>(v);
-    case DataType::kUint8:
-      return SaturateInt<uint8_t>(v);
-    case DataType::kInt16:
-      return SaturateInt<int16_t>(v);
-    case DataType::kInt32:
-      return SaturateInt<int32_t>(v);
-    case DataType::kInt64:
-      return static_cast<double>(SaturateInt<int64_t>(v));
-    case DataType::kBool:
-      return v != 0 ? 1.0 : 0.0;
-  }
-  return v;
+  uint64_t element = 0;  // room for the widest dtype
+  runtime::WriteElement(dtype, &element, 0, v);
+  return runtime::ReadElement(dtype, &element, 0);
 }
 
 nlohmann::json AttrJson(const runtime::AttrValue& value) {

@@ -11,11 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/package/package_manifest.h"
+#include "runtime/package/package_search.h"
 #include "tessera/core/status.h"
 #include "tessera/core/tensor_desc.h"
 #include "tessera/runtime/op_runtime.h"
-#include "runtime/package/package_manifest.h"
-#include "runtime/package/package_search.h"
 
 namespace CLI {
 class App;
@@ -94,6 +94,7 @@ class HostTensor {
   const TensorDesc& desc() const { return desc_; }
   int64_t size() const { return numel_; }
   std::vector<uint8_t>& bytes() { return bytes_; }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
   double Get(int64_t i) const;
   void Set(int64_t i, double v);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <random>
 
@@ -333,6 +334,81 @@ bool IsRowOp(std::string_view op) {
   return std::find(std::begin(kRowOps), std::end(kRowOps), op) != std::end(kRowOps);
 }
 
+CheckResult CompareOutputs(const HostTensor& got, const HostTensor& want, double ulps) {
+  const DataType od = got.desc().dtype;
+  CheckResult r;
+  r.ulps = Epsilon(od) == 0 ? 0 : ulps;
+  const double rel_tol = r.ulps * Epsilon(od), abs_tol = SmallestSubnormal(od);
+  for (int64_t i = 0; i < got.size(); ++i) {
+    const double ref = want.Get(i), v = got.Get(i);
+    bool ok;
+    if (std::isnan(ref) || std::isinf(ref)) {
+      ok = std::isnan(ref) ? std::isnan(v) : v == ref;
+    } else {
+      const double err = std::fabs(v - ref);
+      ok = err <= rel_tol * std::fabs(ref) + abs_tol;
+      if (!std::isnan(err)) {
+        r.max_abs_error = std::max(r.max_abs_error, err);
+        if (ref != 0) r.max_rel_error = std::max(r.max_rel_error, err / std::fabs(ref));
+      }
+    }
+    if (!ok) {
+      if (r.first_mismatch < 0) r.first_mismatch = i;
+      ++r.mismatches;
+    }
+  }
+  r.checked = got.size();
+  r.ok = r.mismatches == 0;
+  r.reference = "op definition";
+  return r;
+}
+
+Result<CheckResult> CheckAgainstOpReference(const runtime::OpDef& def, const runtime::OpCall& call,
+                                            const std::vector<HostTensor>& inputs,
+                                            const std::vector<HostTensor>& outputs) {
+  runtime::ReferenceArgs args;
+  size_t next = 0;
+  for (const auto& in : call.inputs) {
+    if (!in) {
+      args.inputs.emplace_back(std::nullopt);
+      continue;
+    }
+    const HostTensor& t = inputs.at(next++);
+    // Inputs are handed out read-only by contract (ReferenceTensor::data).
+    args.inputs.push_back(
+        runtime::ReferenceTensor{t.desc(), const_cast<uint8_t*>(t.bytes().data())});
+  }
+  args.inputs.resize(std::max(args.inputs.size(), def.inputs().size()));  // absent optional ones
+  std::vector<HostTensor> want;
+  for (const runtime::TensorArg& out : call.outputs) {
+    HostTensor& w = want.emplace_back(out.desc);
+    args.outputs.push_back(runtime::ReferenceTensor{w.desc(), w.bytes().data()});
+  }
+  TESSERA_ASSIGN_OR_RETURN(args.attrs, def.ResolveAttrs(call.attrs));
+  Status st;
+  try {
+    st = def.reference()(args);
+  } catch (const std::exception& e) {
+    st = Internal(std::string("threw ") + e.what());
+  } catch (...) {
+    st = Internal("threw a non-std::exception");
+  }
+  if (!st.ok()) {
+    return Status(st.code(),
+                  "the Reference() of " + def.type() + " failed: " + std::string(st.message()));
+  }
+  CheckResult total;
+  for (size_t i = 0; i < outputs.size() && i < want.size(); ++i) {
+    const CheckResult c = CompareOutputs(outputs[i], want[i], def.reference_ulps());
+    if (i == 0) {
+      total = c;
+    } else {
+      MergeCheck(total, c);
+    }
+  }
+  return total;
+}
+
 void MergeCheck(CheckResult& total, const CheckResult& more) {
   if (total.first_mismatch < 0 && more.first_mismatch >= 0) {
     total.first_mismatch = total.checked + more.first_mismatch;
@@ -368,9 +444,11 @@ void FillRandom(std::string_view op, size_t index, uint32_t seed, HostTensor& t)
   }
 }
 
-CheckResult CheckAgainstReference(const std::string& op, const std::vector<HostTensor>& inputs,
-                                  const std::map<std::string, runtime::AttrValue>& attrs,
-                                  const HostTensor& out, size_t index) {
+namespace {
+
+CheckResult CheckBuiltin(const std::string& op, const std::vector<HostTensor>& inputs,
+                         const std::map<std::string, runtime::AttrValue>& attrs,
+                         const HostTensor& out, size_t index) {
   if (IsRowOp(op)) return CheckRowOp(op, inputs, attrs, out, index);
   if (IsMatmulOp(op)) return CheckMatmulOp(op, inputs, attrs, out);
   const DataType od = out.desc().dtype;
@@ -421,6 +499,16 @@ CheckResult CheckAgainstReference(const std::string& op, const std::vector<HostT
   }
   r.checked = out.size();
   r.ok = r.mismatches == 0;
+  return r;
+}
+
+}  // namespace
+
+CheckResult CheckAgainstReference(const std::string& op, const std::vector<HostTensor>& inputs,
+                                  const std::map<std::string, runtime::AttrValue>& attrs,
+                                  const HostTensor& out, size_t index) {
+  CheckResult r = CheckBuiltin(op, inputs, attrs, out, index);
+  r.reference = "built-in";
   return r;
 }
 

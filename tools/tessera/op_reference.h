@@ -1,5 +1,10 @@
-// Scalar references of the built-in ops (ops/builtin_ops.h), computed in double with numpy
-// broadcasting, and the inputs `tessera run` and `tessera demo` feed them.
+// The checks of `tessera run` and `tessera demo`: an op definition's own Reference() (any
+// package), else the scalar references of the built-in ops here (ops/builtin_ops.h), computed in
+// double with numpy broadcasting; and the inputs fed to both.
+//
+// An OpDef's Reference() fills outputs of the output dtype; an element passes when
+// |got - ref| <= reference_ulps() * eps(dtype) * |ref| + the smallest subnormal, NaN matches NaN,
+// integers and bools must be equal.
 //
 // Tolerances: the reference is rounded to the output dtype, then an element passes when
 // |got - ref| <= ulps * eps(dtype) * |ref| + the dtype's smallest subnormal, with eps 2^-23
@@ -27,7 +32,7 @@
 
 namespace tessera::cli {
 
-// True when `op` is a built-in op type (it then has a reference).
+// True when `op` is a built-in op type (it then has a built-in reference).
 bool HasReference(std::string_view op);
 // True for the built-in row ops (RmsNorm, AddRmsNorm, LayerNorm, Softmax, SwiGlu).
 bool IsRowOp(std::string_view op);
@@ -44,6 +49,7 @@ struct CheckResult {
   double max_abs_error = 0;
   double max_rel_error = 0;  // |got - ref| / |ref| over elements with ref != 0
   double ulps = 0;           // the tolerance applied (0: exact)
+  std::string reference;     // "built-in" or "op definition" (the op's Reference())
 };
 
 // Compares output `out` (output number `index` of the op) of built-in op `op` with the
@@ -52,6 +58,15 @@ struct CheckResult {
 CheckResult CheckAgainstReference(const std::string& op, const std::vector<HostTensor>& inputs,
                                   const std::map<std::string, runtime::AttrValue>& attrs,
                                   const HostTensor& out, size_t index = 0);
+// Runs `def`'s Reference() (precondition: def.reference() is set) on the present inputs of `call`
+// (`inputs`, in order) and compares each of `outputs` (the kernel's, one per call output) with it.
+// A failing or throwing reference is the returned error, naming the op.
+Result<CheckResult> CheckAgainstOpReference(const runtime::OpDef& def, const runtime::OpCall& call,
+                                            const std::vector<HostTensor>& inputs,
+                                            const std::vector<HostTensor>& outputs);
+// Compares `got` with `want` (same desc) element by element with the tolerance above.
+CheckResult CompareOutputs(const HostTensor& got, const HostTensor& want, double ulps);
+
 // Merges the check of another output into `total` (first_mismatch stays the first output's).
 void MergeCheck(CheckResult& total, const CheckResult& more);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "op_library.h"
 #include "tessera/device/memory.h"
 #include "tessera/device/stream.h"
 
@@ -37,7 +38,7 @@ Status CallOnce(const runtime::OpCall& call, DeviceBuffers& buffers, const devic
 
 }  // namespace
 
-Result<RunReport> RunOpCall(ResolvedCall& rc, int iters, uint32_t seed) {
+Result<RunReport> RunOpCall(ResolvedCall& rc, int iters, uint32_t seed, bool keep_tensors) {
   if (iters < 1) return InvalidArgument("--iters must be >= 1, got " + std::to_string(iters));
   DeviceBuffers buffers;
   TESSERA_RETURN_IF_ERROR(buffers.Bind(rc.call));
@@ -85,22 +86,34 @@ Result<RunReport> RunOpCall(ResolvedCall& rc, int iters, uint32_t seed) {
   report.gbps =
       report.median_us > 0 ? static_cast<double>(report.bytes) / (report.median_us * 1e3) : 0;
 
-  if (HasReference(rc.op.op)) {
-    for (size_t i = 0; i < rc.call.outputs.size(); ++i) {
-      const runtime::TensorArg& out = rc.call.outputs[i];
-      HostTensor y(out.desc);
-      if (!y.bytes().empty()) {
-        TESSERA_RETURN_IF_ERROR(device::Memcpy(y.bytes().data(), y.bytes().size(), out.address,
-                                               y.bytes().size(),
-                                               device::MemcpyKind::kDeviceToHost));
-      }
-      const CheckResult c = CheckAgainstReference(rc.op.op, inputs, rc.call.attrs, y, i);
+  TESSERA_ASSIGN_OR_RETURN(const runtime::OpDef* def,
+                           LoadPackageOpDef(report.plan.package_dir, rc.op.op));
+  const bool own_reference = static_cast<bool>(def->reference());
+  const bool builtin_reference = !own_reference && HasReference(rc.op.op);
+  if (!own_reference && !builtin_reference && !keep_tensors) return report;
+  std::vector<HostTensor> outputs;
+  for (const runtime::TensorArg& out : rc.call.outputs) {
+    HostTensor& y = outputs.emplace_back(out.desc);
+    if (!y.bytes().empty()) {
+      TESSERA_RETURN_IF_ERROR(device::Memcpy(y.bytes().data(), y.bytes().size(), out.address,
+                                             y.bytes().size(), device::MemcpyKind::kDeviceToHost));
+    }
+  }
+  if (own_reference) {
+    TESSERA_ASSIGN_OR_RETURN(report.check, CheckAgainstOpReference(*def, rc.call, inputs, outputs));
+  } else if (builtin_reference) {
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const CheckResult c = CheckAgainstReference(rc.op.op, inputs, rc.call.attrs, outputs[i], i);
       if (report.check) {
         MergeCheck(*report.check, c);
       } else {
         report.check = c;
       }
     }
+  }
+  if (keep_tensors) {
+    report.inputs = std::move(inputs);
+    report.outputs = std::move(outputs);
   }
   return report;
 }

@@ -23,11 +23,16 @@ struct RunReport {
   uint64_t bytes = 0;                // bytes read (inputs) + written (outputs) per call
   double gbps = 0;                   // bytes / median_us
   std::optional<CheckResult> check;  // nullopt: no reference for this op
+  // With keep_tensors: the present inputs and every output of the last call, on the host.
+  std::vector<HostTensor> inputs;
+  std::vector<HostTensor> outputs;
 };
 
 // Allocates device tensors for `rc.call`, uploads inputs filled by FillRandom(seed), calls the op
 // once cold and then `iters` times (iters >= 1), and checks every output against the reference
-// when the op has one. Every runtime failure is the returned Status.
-Result<RunReport> RunOpCall(ResolvedCall& rc, int iters, uint32_t seed);
+// when the op has one: the Reference() of its definition in the package that ran it, else the
+// built-in reference of a built-in op type. Every runtime failure, and a failing reference, is the
+// returned Status.
+Result<RunReport> RunOpCall(ResolvedCall& rc, int iters, uint32_t seed, bool keep_tensors = false);
 
 }  // namespace tessera::cli

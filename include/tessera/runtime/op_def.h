@@ -17,7 +17,8 @@
 //
 // The i-th entry of every parameter's DataType and Format lists together form supported
 // combination i (the lists are columns). Validate() checks the declaration; CheckCall() checks a
-// call against it with CANN's familiar messages.
+// call against it with CANN's familiar messages. Reference(fn) attaches a host-side reference that
+// `tessera run` compares the kernel's outputs with.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "tessera/core/data_type.h"
+#include "tessera/core/float16.h"
 #include "tessera/core/format.h"
 #include "tessera/core/status.h"
 #include "tessera/core/tensor_desc.h"
@@ -58,6 +60,42 @@ using GenSimplifiedKeyFunc = std::function<Result<std::string>(const TilingConte
 // Computes output descs from input descs and attributes (graph use; the runtime also uses it to
 // check output shapes).
 using InferShapeFunc = std::function<Status(InferShapeContext&)>;
+
+// One tensor handed to a reference function: `desc.dtype` elements, contiguous row-major, on the
+// host. Read and write them typed (`As<float>()`, `As<half>()`, `As<bfloat16>()`, `As<int32_t>()`,
+// bool as uint8_t) or as doubles through Get/Set, which serve every dtype.
+struct ReferenceTensor {
+  TensorDesc desc;
+  void* data = nullptr;  // inputs must not be written
+
+  int64_t size() const;  // element count
+  template <class T>
+  T* As() const {
+    return static_cast<T*>(data);
+  }
+  // Element `i` as a double (float16/bfloat16 widened exactly, bool as 0/1).
+  double Get(int64_t i) const;
+  // Stores `v` in element `i`: rounded to nearest even for float types, truncated toward zero and
+  // saturated for integers, nonzero -> true for bool.
+  void Set(int64_t i, double v) const;
+};
+
+// Element `i` of contiguous `dtype` elements at `data`, as ReferenceTensor::Get / Set convert it.
+double ReadElement(tessera::DataType dtype, const void* data, int64_t i);
+void WriteElement(tessera::DataType dtype, void* data, int64_t i, double v);
+
+// What a reference function receives: the call's inputs in declaration order (nullopt: an absent
+// optional input), its outputs (zero-filled, to be filled) and its attributes with the defaults of
+// absent optional ones filled in.
+struct ReferenceArgs {
+  std::vector<std::optional<ReferenceTensor>> inputs;
+  std::vector<ReferenceTensor> outputs;
+  std::map<std::string, AttrValue> attrs;
+};
+
+// Computes the op's outputs on the host; a non-OK status means the reference cannot compute this
+// call (tools report it as an error, not as a mismatch).
+using ReferenceFunc = std::function<Status(const ReferenceArgs&)>;
 
 class OpParamDef {
  public:
@@ -191,6 +229,13 @@ class OpDef {
   // The declared tiling struct's schema (field names and layout), or null when none was declared.
   const tiling::TilingSchema* tiling_schema() const { return tiling_schema_; }
   OpDef& SetInferShape(InferShapeFunc fn);
+  // A host-side reference of the op (optional). `tessera run` fills the inputs, runs the kernel,
+  // runs `fn` on the same inputs and compares every output element: a float element passes when
+  // |got - ref| <= ulps * eps * |ref| + the dtype's smallest subnormal (eps 2^-23 float32, 2^-10
+  // float16, 2^-7 bfloat16), NaN matches NaN; integer and bool elements must be equal. `ulps` >= 0
+  // and finite (Validate checks). The reference writes its outputs in their dtype, so 1 ulp covers
+  // a kernel that rounds once in a different order.
+  OpDef& Reference(ReferenceFunc fn, double ulps = 1.0);
   OpDef& AddConfig(const std::string& soc);
   OpDef& AddConfig(const std::string& soc, OpAICoreConfig config);
 
@@ -218,6 +263,9 @@ class OpDef {
   const std::vector<OpAttrDef>& attrs() const { return attrs_; }
   const TilingFunc& tiling() const { return tiling_; }
   const InferShapeFunc& infer_shape() const { return infer_shape_; }
+  // Empty when the op declares no reference.
+  const ReferenceFunc& reference() const { return reference_; }
+  double reference_ulps() const { return reference_ulps_; }
   std::vector<std::string> socs() const;
   uint32_t simplified_key_mode() const { return simplified_key_mode_; }
   const GenSimplifiedKeyFunc& gen_simplified_key() const { return gen_simplified_key_; }
@@ -231,7 +279,8 @@ class OpDef {
   // do not chain into a cycle, names are unique, attributes have kinds, required parameters come
   // before optional ones where CANN requires it, a tiling function exists, at least one SoC, and
   // the simplified-key declarations fit the mode (binary values of a keyable kind and spelling,
-  // mode 2 with a callback and at least one well-formed fragment).
+  // mode 2 with a callback and at least one well-formed fragment), and a declared Reference has a
+  // function and a finite tolerance >= 0.
   Status Validate() const;
 
   // The supported combinations on `soc` (after its overrides, Follow resolved). NotFound when the
@@ -262,6 +311,9 @@ class OpDef {
   std::vector<OpAttrDef> attrs_;
   TilingFunc tiling_;
   InferShapeFunc infer_shape_;
+  ReferenceFunc reference_;
+  bool reference_declared_ = false;
+  double reference_ulps_ = 1.0;
   std::vector<std::pair<std::string, OpAICoreConfig>> configs_;
   uint64_t tiling_schema_hash_ = 0;
   const tiling::TilingSchema* tiling_schema_ = nullptr;
