@@ -2,12 +2,12 @@
  *
  * Every call returns a tsrStatus; on failure tsrGetLastErrorMessage() gives the message of the last
  * failed call on this thread (it names the argument and what was expected). No C++ exception
- * crosses this API. Handles are opaque; each create has a destroy. Every handle passed in is checked
- * against the live handles first: a destroyed, doubly destroyed, garbage or wrong-kind handle returns
- * TSR_ERROR_INVALID_ARGUMENT naming the call and the handle ("tsrSynchronizeStream: stream 0x... is
- * not a live stream"), never a crash or a double free; NULL pointers are errors unless documented
- * (NULL stream = the default stream). The operator functions of the
- * two-stage API (tsrXxxGetWorkspaceSize / tsrXxx) are declared by the operator packages.
+ * crosses this API. Handles are opaque; each create has a destroy. Every handle passed in is
+ * checked against the live handles first: a destroyed, doubly destroyed, garbage or wrong-kind
+ * handle returns TSR_ERROR_INVALID_ARGUMENT naming the call and the handle ("tsrSynchronizeStream:
+ * stream 0x... is not a live stream"), never a crash or a double free; NULL pointers are errors
+ * unless documented (NULL stream = the default stream). The operator functions of the two-stage API
+ * (tsrXxxGetWorkspaceSize / tsrXxx) are declared by the operator packages.
  */
 #ifndef TESSERA_TESSERA_NN_H_
 #define TESSERA_TESSERA_NN_H_
@@ -154,6 +154,11 @@ tsrStatus tsrOpGetWorkspaceSizeInPackage(const char* packageDir, const char* opT
  * names both). A single-use executor is released by this call, whatever it returns. */
 tsrStatus tsrOpExecute(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
                        tsrStream stream);
+/* As tsrOpExecute, for an executor that must have been made for op `opType` (the generated typed
+ * stage-2 calls, tsrAdd and the like, use it). An executor of another op is
+ * TSR_ERROR_INVALID_ARGUMENT naming both ops; it is not run and not released. */
+tsrStatus tsrOpExecuteAs(const char* opType, void* workspace, uint64_t workspaceSize,
+                         tsrOpExecutor* executor, tsrStream stream);
 tsrStatus tsrSetExecutorRepeatable(tsrOpExecutor* executor);
 /* Repeatable executors: point tensor `index` (inputs then outputs) at new device memory. */
 tsrStatus tsrSetExecutorTensorAddress(tsrOpExecutor* executor, uint64_t index, void* deviceAddr);

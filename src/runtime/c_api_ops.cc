@@ -170,6 +170,25 @@ tsrStatus tsrOpExecute(void* workspace, uint64_t workspaceSize, tsrOpExecutor* e
   return status;
 }
 
+tsrStatus tsrOpExecuteAs(const char* opType, void* workspace, uint64_t workspaceSize,
+                         tsrOpExecutor* executor, tsrStream stream) {
+  if (tessera::Status st =
+          CheckHandle("tsrOpExecuteAs", "executor", HandleKind::kExecutor, executor);
+      !st.ok()) {
+    return Report(st);
+  }
+  if (opType == nullptr) {
+    return Report(tessera::InvalidArgument("tsrOpExecuteAs: opType is NULL"));
+  }
+  const std::string& made_for = executor->impl->op_type();
+  if (made_for != opType) {
+    return Report(tessera::InvalidArgument(
+        "tsrOpExecuteAs: the executor was made for op '" + made_for + "', not '" + opType +
+        "' (call " + "the stage-2 function of the op whose stage 1 made it)"));
+  }
+  return tsrOpExecute(workspace, workspaceSize, executor, stream);
+}
+
 tsrStatus tsrSetExecutorRepeatable(tsrOpExecutor* executor) {
   if (tessera::Status st =
           CheckHandle("tsrSetExecutorRepeatable", "executor", HandleKind::kExecutor, executor);

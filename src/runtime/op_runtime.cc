@@ -250,8 +250,7 @@ Result<std::shared_ptr<const PackageSet>> PackageRuntime::Packages(const std::st
 
 Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
   package_lookups.fetch_add(1);
-  TESSERA_ASSIGN_OR_RETURN(const std::shared_ptr<const PackageSet> set,
-                           Packages(call.package_dir));
+  TESSERA_ASSIGN_OR_RETURN(const std::shared_ptr<const PackageSet> set, Packages(call.package_dir));
   TESSERA_ASSIGN_OR_RETURN(OpMatch match, FindOp(*set, call.op_type));
   const fs::path dir = match.package->candidate.dir;
   TESSERA_ASSIGN_OR_RETURN(const OpDef* def, LoadOpDef(*match.package, call.op_type));
@@ -412,6 +411,10 @@ uint64_t OpExecutor::workspace_size() const {
 
 const std::string& OpExecutor::package() const {
   return plan_->package;
+}
+
+const std::string& OpExecutor::op_type() const {
+  return plan_->info.op_type;
 }
 
 PlanInfo OpExecutor::info() const {

@@ -138,7 +138,7 @@ int main(void) {
     CHECK(tsrAddGetWorkspaceSize(t, t, t, &wsSize, &exec) == TSR_SUCCESS);
     if (wsSize > 0) CHECK(tsrMalloc(&ws, wsSize) == TSR_SUCCESS);
     CHECK(tsrAdd(ws, wsSize, exec, stream) == TSR_SUCCESS);
-    CHECK_INVALID(tsrAdd(ws, wsSize, exec, stream), "tsrOpExecute: executor 0x");
+    CHECK_INVALID(tsrAdd(ws, wsSize, exec, stream), "tsrOpExecuteAs: executor 0x");
     CHECK_INVALID(tsrDestroyExecutor(exec), "is not a live executor");
     CHECK_INVALID(tsrSetExecutorRepeatable(exec), "is not a live executor");
     CHECK_INVALID(tsrOpExecute(ws, wsSize, (tsrOpExecutor*)garbage, stream), "not a live executor");

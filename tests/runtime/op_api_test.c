@@ -64,6 +64,15 @@ int main(int argc, char** argv) {
     CHECK(wsSize > 0);
     CHECK(tsrDestroyExecutor(exec) == TSR_SUCCESS);
   }
+  /* A typed stage 2 refuses another op's executor and leaves it usable. */
+  CHECK(tsrMulGetWorkspaceSize(tx, tx, ty, &wsSize, &exec) == TSR_SUCCESS);
+  CHECK(tsrAdd(NULL, 0, exec, NULL) == TSR_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(tsrGetLastErrorMessage(), "made for op 'Mul', not 'Add'") != NULL);
+  CHECK(tsrMul(NULL, 0, exec, NULL) == TSR_SUCCESS);
+  CHECK(tsrSynchronizeStream(NULL) == TSR_SUCCESS);
+  CHECK(tsrMemcpy(out, sizeof(out), dy, sizeof(out), TSR_MEMCPY_DEVICE_TO_HOST) == TSR_SUCCESS);
+  for (int i = 0; i < 5; ++i)
+    CHECK(out[i] == x[i] * x[i]);
   CHECK(tsrAddGetWorkspaceSize(tx, tx, ty, &wsSize, &exec) == TSR_SUCCESS);
   CHECK(wsSize == 0);
   CHECK(tsrAdd(NULL, 0, exec, NULL) == TSR_SUCCESS);

@@ -636,7 +636,8 @@ Status WriteOpApi(const fs::path& library, const std::string& package, const std
     c += "  return tsrOpGetWorkspaceSizeInPackage(PackageDir(), \"" + def->type() + "\", inputs, " +
          std::to_string(n_in) + ", outputs, " + std::to_string(n_out) + ", attrs, " +
          std::to_string(n_attr) + ", workspaceSize, executor);\n}\n\n";
-    c += stage2 + " {\n  return tsrOpExecute(workspace, workspaceSize, executor, stream);\n}\n\n";
+    c += stage2 + " {\n  return tsrOpExecuteAs(\"" + def->type() +
+         "\", workspace, workspaceSize, executor, stream);\n}\n\n";
   }
   h += "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   std::error_code ec;

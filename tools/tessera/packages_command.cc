@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "tessera/device/device.h"
 #include "runtime/package/package_match.h"
+#include "tessera/device/device.h"
 
 namespace tessera::cli {
 namespace {
@@ -45,6 +45,8 @@ std::string OriginText(const runtime::PackageCandidate& c) {
       return "built-in";
     case runtime::PackageOrigin::kLinked:
       return "linked into the application: " + c.linked;
+    case runtime::PackageOrigin::kPinned:
+      return "pinned by a generated op API";
   }
   return "unknown";
 }

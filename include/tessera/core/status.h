@@ -112,6 +112,8 @@ class [[nodiscard]] Result {
 #define TESSERA_CONCAT_INNER_(a, b) a##b
 #define TESSERA_CONCAT_(a, b) TESSERA_CONCAT_INNER_(a, b)
 // `TESSERA_ASSIGN_OR_RETURN(auto x, MakeX());` declares x from a Result or returns its Status.
+// It expands to several statements (it declares x in the enclosing scope): under an if or a loop,
+// put it in braces.
 #define TESSERA_ASSIGN_OR_RETURN(lhs, expr)                     \
   auto TESSERA_CONCAT_(tessera_result_, __LINE__) = (expr);     \
   if (!TESSERA_CONCAT_(tessera_result_, __LINE__).ok())         \

@@ -1,9 +1,10 @@
 // Running an elewise KernelOp as the kernel of a runtime op (an operator package entry).
 //
-// The two halves of DeviceAdapter::Run, split across the runtime's two stages:
-//   host   MakeOpTiling<KernelOp>(args, ub_bytes, cores): the op's tiling function describes its
-//          tensors by shape (no addresses yet), gets the resolved problem, the schedule's config,
-//          the block dim and the workspace size, and stores them in an ElewiseTilingData.
+// The two halves of DeviceAdapter::initialize + run, split across the runtime's two stages:
+//   host   MakeOpTiling<KernelOp>(args, gm_count, ub_bytes, cores): the op's tiling function
+//          describes its tensors by shape (no addresses yet), gets the resolved problem, the
+//          schedule's config, the block dim and the workspace size, and stores them in an
+//          ElewiseTilingData.
 //   device RunOpBlock<KernelOp>(tiling, gm, workspace): the kernel entry binds the planned
 //          problem and tile plan to the GM addresses (inputs then outputs) - nothing is planned
 //          again - and runs this block's share (Schedule::Run for the current block).

@@ -74,6 +74,8 @@ class OpExecutor {
   const Plan& plan() const { return *plan_; }
   // The package whose kernel this executor runs.
   const std::string& package() const;
+  // The op type the executor was prepared for.
+  const std::string& op_type() const;
   PlanInfo info() const;
 
  private:
