@@ -264,7 +264,8 @@ std::string LaunchJob::BlockTag(uint32_t fiber_index) const {
 }
 
 void LaunchJob::OnTimeout(double timeout_seconds, double elapsed_seconds) {
-  if (aborted_.load(std::memory_order_acquire)) return;  // failing already; it ends on its own
+  // Failing already (it ends on its own), or every block is done and the launch is completing.
+  if (aborted_.load(std::memory_order_acquire) || finished() == total()) return;
   char head[160];
   std::snprintf(head, sizeof(head),
                 "%s, blockDim %u) still running after %.3g s (TESSERA_KERNEL_TIMEOUT=%g)",

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tessera/device/debug.h"
+#include "tessera/device/device.h"
 #include "tessera/device/launch.h"
 
 namespace {
@@ -48,6 +49,9 @@ TEST(Trace, OneEventPerBlockOnItsCoreNestedInTheLaunch) {
   ASSERT_TRUE(device::Launch(device::LaunchConfig{1, device::KernelType::kAic, "cube_one"}, Busy,
                              *stream, 10u)
                   .ok());
+  ASSERT_TRUE(
+      device::Launch(device::LaunchConfig{1, device::KernelType::kMix, "mixed"}, Busy, *stream, 10u)
+          .ok());
   ASSERT_TRUE(stream->Synchronize().ok());
   ASSERT_TRUE(device::SetTraceFile("").ok());
   j = ReadJson(path);
@@ -60,12 +64,14 @@ TEST(Trace, OneEventPerBlockOnItsCoreNestedInTheLaunch) {
   };
   const nlohmann::json* launch = nullptr;
   std::vector<nlohmann::json> blocks, cube_blocks;
+  std::multiset<std::string> mix_lanes;
   for (const auto& e : j["traceEvents"]) {
     if (e["ph"] == "M" && e["name"] == "thread_name") lane(e) = e["args"]["name"];
     if (e["ph"] != "X") continue;
     if (e["cat"] == "launch" && e["name"] == "traced") launch = &e;
     if (e["cat"] == "block" && e["name"] == "traced") blocks.push_back(e);
     if (e["cat"] == "block" && e["name"] == "cube_one") cube_blocks.push_back(e);
+    if (e["cat"] == "block" && e["name"] == "mixed") mix_lanes.insert(lane(e));
   }
   ASSERT_NE(launch, nullptr);
   EXPECT_EQ((*launch)["args"]["blockDim"], 3);
@@ -85,6 +91,12 @@ TEST(Trace, OneEventPerBlockOnItsCoreNestedInTheLaunch) {
   EXPECT_EQ(cores, (std::set<std::string>{"AIV 0", "AIV 1", "AIV 2"}));
   ASSERT_EQ(cube_blocks.size(), 1u);
   EXPECT_EQ(lane(cube_blocks[0]), "AIC 0");
+  // A MIX group: its AIC and its task_ration AIVs, each on its own lane.
+  const uint32_t ration = device::CurrentArch().task_ration;
+  std::multiset<std::string> expected_mix{"AIC 0"};
+  for (uint32_t v = 0; v < ration; ++v)
+    expected_mix.insert("AIV " + std::to_string(v));
+  EXPECT_EQ(mix_lanes, expected_mix);
   EXPECT_EQ(j["otherData"]["dropped_events"], 0);
 }
 
