@@ -38,10 +38,9 @@ TEST(Trace, OneEventPerBlockOnItsCoreNestedInTheLaunch) {
   ASSERT_TRUE(device::SetTraceFile(path).ok());
   auto stream = device::Stream::Create();
   ASSERT_TRUE(stream.ok());
-  ASSERT_TRUE(
-      device::Launch(device::LaunchConfig{3, device::KernelType::kAiv, "traced", true, 4096}, Busy,
-                     *stream, 20000u)
-          .ok());
+  device::LaunchConfig config{3, device::KernelType::kAiv, "traced"};
+  config.bytes_moved = 4096;
+  ASSERT_TRUE(device::Launch(config, Busy, *stream, 20000u).ok());
   ASSERT_TRUE(stream->Synchronize().ok());
   // Synchronising brought the file up to date: it parses before tracing stops.
   nlohmann::json j = ReadJson(path);
