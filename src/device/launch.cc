@@ -96,15 +96,20 @@ LaunchJob::LaunchJob(LaunchRequest&& request, std::string name, const ArchSpec& 
       checked_(checked),
       stream_(std::move(stream)),
       cores_per_group_(request_.config.type == KernelType::kMix ? 1 + arch.task_ration : 1),
+      traced_(TraceEnabled()),
+      watched_(KernelTimeoutSeconds() > 0),
       waits_(new WaitRecord[total()]) {}
 
 LaunchJob::~LaunchJob() {
   request_.destroy(request_.payload);
   delete flags_.load();
+  delete prints_.load();
 }
 
 bool LaunchJob::Start(StreamImpl*, bool on_caller_thread, bool skip, Status* status) {
   if (skip) return true;  // the stream's sticky error already reports why
+  if (traced_ || watched_) start_ns_ = SteadyNowNs();
+  if (watched_) WatchLaunch(this, start_ns_);
   if (on_caller_thread && total() == 1 && request_.config.allow_inline && InlineLaunchEnabled() &&
       !InFiber() && !WorkerPool::OnWorkerThread()) {
     // A one-block launch on an idle stream runs here: handing it to a worker and waiting costs
@@ -115,7 +120,7 @@ bool LaunchJob::Start(StreamImpl*, bool on_caller_thread, bool skip, Status* sta
     while (finished() < total()) {
       if (!scheduler.PollSuspended()) OnStall();
     }
-    *status = CheckedModeCompletion();
+    *status = Complete();
     return true;
   }
   WorkerPool::Instance().Submit(this);
@@ -157,6 +162,9 @@ uint32_t LaunchJob::ResidentCoreLimit() const {
 void LaunchJob::RunBlock(uint32_t fiber_index) {
   started_.fetch_add(1, std::memory_order_acq_rel);
   if (aborted_.load(std::memory_order_acquire)) return;  // a failed launch runs no further blocks
+  WaitRecord& rec = waits_[fiber_index];
+  rec.phase.store(kRunning, std::memory_order_relaxed);
+  if (traced_) rec.begin_ns = SteadyNowNs();
   BlockContext ctx;
   FillContext(ctx, fiber_index);
   std::optional<ArenaLease> arenas;
@@ -177,6 +185,8 @@ void LaunchJob::RunBlock(uint32_t fiber_index) {
   if (BlockExitHook hook = BlockExitHookSlot().load(std::memory_order_acquire))
     hook(ctx, completed);
   SetCurrentBlockContext(nullptr);
+  if (traced_) rec.end_ns = SteadyNowNs();
+  rec.phase.store(kFinished, std::memory_order_release);
   progress_.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -215,9 +225,107 @@ Status LaunchJob::CheckedModeCompletion() {
   return error_;
 }
 
+Status LaunchJob::Complete() {
+  if (watched_) UnwatchLaunch(this);
+  Status status = CheckedModeCompletion();
+  if (const LaunchPrints* prints = prints_.load(std::memory_order_acquire)) prints->Flush(*this);
+  if (traced_) RecordTrace(!status.ok());
+  return status;
+}
+
+void LaunchJob::RecordTrace(bool failed) const {
+  std::vector<TracedBlock> blocks;
+  blocks.reserve(total());
+  for (uint32_t i = 0; i < total(); ++i) {
+    const WaitRecord& rec = waits_[i];
+    if (rec.phase.load(std::memory_order_acquire) != kFinished) continue;  // never ran
+    BlockContext probe;
+    FillContext(probe, i);
+    blocks.push_back(TracedBlock{probe.block_idx, probe.core_type, rec.begin_ns, rec.end_ns});
+  }
+  RecordLaunch(TracedLaunch{&name_, stream_->id(), request_.config.block_dim, request_.config.type,
+                            request_.config.bytes_moved, failed, start_ns_, SteadyNowNs(),
+                            blocks.data(), static_cast<uint32_t>(blocks.size())});
+}
+
+LaunchPrints& LaunchJob::Prints() {
+  LaunchPrints* prints = prints_.load(std::memory_order_acquire);
+  if (prints) return *prints;
+  auto* fresh = new LaunchPrints(total());
+  if (prints_.compare_exchange_strong(prints, fresh, std::memory_order_acq_rel)) return *fresh;
+  delete fresh;
+  return *prints;
+}
+
+std::string LaunchJob::BlockTag(uint32_t fiber_index) const {
+  BlockContext probe;
+  FillContext(probe, fiber_index);
+  return "block " + std::to_string(probe.block_idx) + " " + CoreTypeName(probe.core_type);
+}
+
+void LaunchJob::OnTimeout(double timeout_seconds, double elapsed_seconds) {
+  // Failing already (it ends on its own), or every block is done and the launch is completing.
+  if (aborted_.load(std::memory_order_acquire) || finished() == total()) return;
+  char head[160];
+  std::snprintf(head, sizeof(head),
+                "%s, blockDim %u) still running after %.3g s (TESSERA_KERNEL_TIMEOUT=%g)",
+                KernelTypeName(request_.config.type), request_.config.block_dim, elapsed_seconds,
+                timeout_seconds);
+  std::string report;  // one line per unfinished block, the first 16 of them
+  std::string brief;   // the same, shorter, for the stream error
+  uint32_t running = 0, waiting = 0, not_started = 0, finished_blocks = 0, listed = 0;
+  for (uint32_t i = 0; i < total(); ++i) {
+    const WaitRecord& rec = waits_[i];
+    const uint8_t phase = rec.phase.load(std::memory_order_acquire);
+    if (phase == kFinished) {
+      ++finished_blocks;
+      continue;
+    }
+    std::string state;
+    if (phase == kNotStarted) {
+      ++not_started;
+      state = "not started";
+    } else if (rec.active.load(std::memory_order_acquire)) {
+      ++waiting;
+      const char* what = rec.what.load();
+      const std::atomic<uint64_t>* counter = rec.counter.load(std::memory_order_relaxed);
+      state = std::string("waiting in ") + what;
+      if (std::strcmp(what, "SyncAll") != 0) state += " flag " + std::to_string(rec.flag.load());
+      state += " (count " + std::to_string(counter->load(std::memory_order_acquire)) + ", needs " +
+               std::to_string(rec.target.load(std::memory_order_relaxed)) + ")";
+    } else {
+      ++running;
+      state = "running (not waiting; cannot be interrupted)";
+    }
+    if (listed++ < 16) {
+      const std::string tag = BlockTag(i);
+      report += "  " + tag + ": " + state + "\n";
+      brief += (brief.empty() ? "" : "; ") + tag + " " + state;
+    }
+  }
+  if (listed > 16) {
+    report += "  ... " + std::to_string(listed - 16) + " more\n";
+    brief += "; ...";
+  }
+  std::fprintf(stderr,
+               "tessera watchdog: kernel '%s' (%s:\n%s  %u running, %u waiting, %u not started, "
+               "%u finished\n  failing the launch: waiting blocks are released and blocks not "
+               "started are skipped; running blocks cannot be cancelled, the launch ends when they "
+               "return\n",
+               name_.c_str(), head, report.c_str(), running, waiting, not_started, finished_blocks);
+  {
+    std::lock_guard<std::mutex> lock(error_mu_);
+    if (error_.ok()) {
+      error_ = KernelError("kernel '" + name_ + "' (" + head + ": " + brief);
+    }
+  }
+  aborted_.store(true, std::memory_order_release);
+  progress_.fetch_add(1, std::memory_order_acq_rel);
+}
+
 void LaunchJob::OnComplete() {
   if (inline_) return;  // Start() reports the result itself
-  Status status = CheckedModeCompletion();
+  Status status = Complete();
   std::shared_ptr<StreamImpl> stream = stream_;  // OpDone destroys this job
   stream->OpDone(status);
 }

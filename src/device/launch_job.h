@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 
+#include "debug_internal.h"
 #include "fiber_scheduler.h"
 #include "stream_impl.h"
 #include "tessera/device/arch_spec.h"
@@ -35,6 +36,12 @@ class LaunchJob final : public Job, public StreamOp {
 
   const std::string& name() const { return name_; }
 
+  // Debugging aids (debug.h): the block's print buffer (created at the first print), the label of
+  // a core ("block 3 AIV"), and the watchdog's report, which fails the launch.
+  LaunchPrints& Prints();
+  std::string BlockTag(uint32_t fiber_index) const;
+  void OnTimeout(double timeout_seconds, double elapsed_seconds);
+
  private:
   struct WaitRecord {
     std::atomic<const std::atomic<uint64_t>*> counter{nullptr};
@@ -42,7 +49,12 @@ class LaunchJob final : public Job, public StreamOp {
     std::atomic<const char*> what{nullptr};
     std::atomic<uint32_t> flag{0};
     std::atomic<bool> active{false};
+    // Block progress for the watchdog, and its run time for the trace (written by the block).
+    std::atomic<uint8_t> phase{kNotStarted};
+    int64_t begin_ns = 0;
+    int64_t end_ns = 0;
   };
+  static constexpr uint8_t kNotStarted = 0, kRunning = 1, kFinished = 2;
   struct FlagTable;
 
   void Wait(BlockContext& ctx, const std::atomic<uint64_t>& counter, uint64_t target,
@@ -58,6 +70,10 @@ class LaunchJob final : public Job, public StreamOp {
   // Fails the block (throws) when the launch is wider than the cores that can be resident at once.
   void RequireResident(const char* api) const;
   Status CheckedModeCompletion();
+  // Ends the launch: stops the watchdog, settles the status, prints what the blocks printed and
+  // records the trace.
+  Status Complete();
+  void RecordTrace(bool failed) const;
 
   LaunchRequest request_;
   std::string name_;
@@ -66,6 +82,9 @@ class LaunchJob final : public Job, public StreamOp {
   std::shared_ptr<StreamImpl> stream_;
   bool inline_ = false;
   uint32_t cores_per_group_ = 1;  // 1 + task_ration for MIX, else 1
+  const bool traced_;
+  const bool watched_;
+  int64_t start_ns_ = 0;
 
   std::atomic<bool> aborted_{false};
   std::atomic<uint64_t> progress_{0};
@@ -74,6 +93,7 @@ class LaunchJob final : public Job, public StreamOp {
   std::atomic<uint64_t> barrier_arrived_{0};
   std::unique_ptr<WaitRecord[]> waits_;
   std::atomic<FlagTable*> flags_{nullptr};
+  std::atomic<LaunchPrints*> prints_{nullptr};
 
   std::mutex error_mu_;
   Status error_;

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "block_state.h"
+#include "debug_internal.h"
 #include "runtime_state.h"
 #include "stream_impl.h"
 #include "tessera/device/stream.h"
@@ -145,9 +146,15 @@ void StreamImpl::OpDone(const Status& status) {
   Drain(CompleteHead(status), false);
 }
 
+uint32_t StreamImpl::NextStreamId(bool is_default) {
+  static std::atomic<uint32_t> next{1};
+  return is_default ? 0 : next.fetch_add(1, std::memory_order_relaxed);
+}
+
 Status StreamImpl::Synchronize() {
   if (CurrentBlockContext() != nullptr) return InsideKernelError("Stream::Synchronize");
   WaitForCounter(completed_, submitted_.load(std::memory_order_acquire), sync_waiters_);
+  TraceOnSynchronize();
   return GetError();
 }
 

@@ -25,7 +25,7 @@ class StreamOp {
 
 class StreamImpl : public std::enable_shared_from_this<StreamImpl> {
  public:
-  explicit StreamImpl(bool is_default) : is_default_(is_default) {}
+  explicit StreamImpl(bool is_default) : is_default_(is_default), id_(NextStreamId(is_default)) {}
 
   // Appends `op`; when the stream is idle the op starts on the calling thread.
   void Enqueue(std::unique_ptr<StreamOp> op);
@@ -37,13 +37,17 @@ class StreamImpl : public std::enable_shared_from_this<StreamImpl> {
   Status GetError();
   void ResetError();
   bool is_default() const { return is_default_; }
+  // 0 for the default stream, then 1, 2, ... in creation order (names trace lanes).
+  uint32_t id() const { return id_; }
 
  private:
   void Drain(StreamOp* op, bool on_caller_thread);
   StreamOp* CompleteHead(const Status& status);
   bool Sticky();
 
+  static uint32_t NextStreamId(bool is_default);
   const bool is_default_;
+  const uint32_t id_;
   std::mutex mu_;
   std::deque<std::unique_ptr<StreamOp>> ops_;
   bool running_ = false;

@@ -76,4 +76,14 @@ struct BenchOptions {
 void AddBenchCommand(CLI::App& app, BenchOptions& options);
 int RunBench(const BenchOptions& options);
 
+// `tessera trace summary FILE [--json]`, `tessera trace svg FILE -o OUT.svg`.
+struct TraceOptions {
+  std::string action;  // "summary" or "svg"
+  std::string file;
+  std::string out;
+  bool json = false;
+};
+void AddTraceCommand(CLI::App& app, TraceOptions& options);
+int RunTrace(const TraceOptions& options);
+
 }  // namespace tessera::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   tessera::cli::OpCallOptions tiling;
   tessera::cli::RunOptions run;
   tessera::cli::BenchOptions bench;
+  tessera::cli::TraceOptions trace;
   tessera::cli::AddInfoCommand(app, info);
   tessera::cli::AddOpsCommand(app, ops);
   tessera::cli::AddPackagesCommand(app, packages);
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   tessera::cli::AddBenchCommand(app, bench);
   tessera::cli::AddDemoCommand(app, demo);
   tessera::cli::AddVerifyCommand(app, verify);
+  tessera::cli::AddTraceCommand(app, trace);
   CLI11_PARSE(app, argc, argv);
   if (app.got_subcommand("info")) return tessera::cli::RunInfo(info);
   if (app.got_subcommand("ops")) return tessera::cli::RunOps(ops);
@@ -31,5 +33,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("bench")) return tessera::cli::RunBench(bench);
   if (app.got_subcommand("demo")) return tessera::cli::RunDemo(demo);
   if (app.got_subcommand("verify")) return tessera::cli::RunVerify(verify);
+  if (app.got_subcommand("trace")) return tessera::cli::RunTrace(trace);
   return 2;
 }

@@ -30,6 +30,9 @@ struct LaunchConfig {
   // A one-block launch on an idle stream may run on the calling thread (about 10x cheaper than a
   // hand-off to a worker). Off: always asynchronous.
   bool allow_inline = true;
+  // Bytes the launch reads and writes in global memory, when the caller knows them; the trace
+  // (TESSERA_TRACE) records them so `tessera trace summary` can show GB/s. 0: unknown.
+  uint64_t bytes_moved = 0;
 };
 
 namespace detail {

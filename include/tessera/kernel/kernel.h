@@ -1,5 +1,5 @@
 // The kernel programming API in one include: tensors, pipes and queues, DataCopy, pipe sync,
-// vector and cube instructions, block queries and cross-core sync.
+// vector and cube instructions, block queries and cross-core sync, printing (Printf, DumpTensor).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include "tessera/kernel/global_tensor.h"
 #include "tessera/kernel/local_tensor.h"
 #include "tessera/kernel/pipe.h"
+#include "tessera/kernel/print.h"
 #include "tessera/kernel/sync.h"
 #if __has_include("tessera/kernel/vector.h")
 #include "tessera/kernel/vector.h"

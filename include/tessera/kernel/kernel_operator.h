@@ -12,7 +12,8 @@
 // qualifiers expand to nothing; `half` and `bfloat16_t` are tessera's storage types; the kernel API
 // lives in namespace AscendC; `if ASCEND_IS_AIC { ... }` / `if ASCEND_IS_AIV { ... }` split a MIX
 // kernel's body by core type at run time; QuantMode_t, pipe_t with PIPE_* and TEventID with
-// EVENT_ID* are global, as in the vendor's toolchain; QuePosition is TPosition.
+// EVENT_ID* are global, as in the vendor's toolchain; QuePosition is TPosition; AscendC::printf,
+// PRINTF and DumpTensor print from kernels (buffered per block).
 #pragma once
 
 #include <cstdint>
@@ -44,4 +45,10 @@ using enum tessera::kernel::TEventID;
 namespace AscendC {
 using namespace tessera::kernel;
 using QuePosition = TPosition;
+// The vendor's kernel printf (buffered per block, see tessera/kernel/print.h).
+template <class... Args>
+void printf(const char* format, Args... args) {
+  ::tessera::kernel::Printf(format, args...);
+}
 }  // namespace AscendC
+#define PRINTF AscendC::printf
