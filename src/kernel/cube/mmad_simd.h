@@ -237,8 +237,9 @@ inline constexpr Transpose16x8Index kTranspose16x8 = MakeTranspose16x8Index();
 
 // B packing: one Zn fractal of 16 columns x C0U units, already as 32-bit units with `row` units
 // between columns, goes to packed rows [u0 .. u0 + C0U) of its panel at lane offset `lane`.
-// C0U == 8 (f32, bf16 pairs: the fractal is 8 vectors) transposes in registers with 24
-// two-source permutes; wider fractals gather each unit's 16 columns.
+// The fractal is transposed in registers: C0U == 8 (f32, bf16 pairs: 8 vectors) with 24
+// two-source permutes, C0U == 16 (widened f16/bf16, s16 pairs: 16 vectors) with 64 unpacks and
+// lane shuffles.
 template <int C0U>
 inline void ScatterFractal(const uint32_t* src, uint32_t* panel_row0, uint32_t lane) {
   if constexpr (C0U == 8) {
@@ -275,13 +276,39 @@ inline void ScatterFractal(const uint32_t* src, uint32_t* panel_row0, uint32_t l
       }
     }
   } else {
-    const __m512i idx =
-        _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                           _mm512_set1_epi32(C0U));
+    static_assert(C0U == 16, "ScatterFractal: fractals of 8 or 16 units per column");
+    // 16 x 16: 32-bit and 64-bit unpacks within 128-bit lanes, then two rounds of 128-bit lane
+    // shuffles.
+    __m512i r[16], t[16];
 #pragma GCC unroll 16
-    for (int u0 = 0; u0 < C0U; ++u0) {
-      const __m512i col = _mm512_i32gather_epi32(idx, src + u0, 4);
-      _mm512_storeu_si512(panel_row0 + size_t(u0) * kNr + lane, col);
+    for (int j = 0; j < 16; ++j)
+      r[j] = _mm512_loadu_si512(src + 16 * j);
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+      t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+#pragma GCC unroll 4
+    for (int g = 0; g < 16; g += 4) {
+      r[g] = _mm512_unpacklo_epi64(t[g], t[g + 2]);
+      r[g + 1] = _mm512_unpackhi_epi64(t[g], t[g + 2]);
+      r[g + 2] = _mm512_unpacklo_epi64(t[g + 1], t[g + 3]);
+      r[g + 3] = _mm512_unpackhi_epi64(t[g + 1], t[g + 3]);
+    }
+#pragma GCC unroll 2
+    for (int h = 0; h < 16; h += 8) {
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) {
+        t[h + i] = _mm512_shuffle_i32x4(r[h + i], r[h + 4 + i], 0x88);
+        t[h + 4 + i] = _mm512_shuffle_i32x4(r[h + i], r[h + 4 + i], 0xdd);
+      }
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+      _mm512_storeu_si512(panel_row0 + size_t(i) * kNr + lane,
+                          _mm512_shuffle_i32x4(t[i], t[8 + i], 0x88));
+      _mm512_storeu_si512(panel_row0 + size_t(8 + i) * kNr + lane,
+                          _mm512_shuffle_i32x4(t[i], t[8 + i], 0xdd));
     }
   }
 }
