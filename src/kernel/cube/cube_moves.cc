@@ -6,6 +6,8 @@
 #include <string>
 
 #include "cube_internal.h"
+#include "mmad_kernels.h"
+#include "mmad_layout.h"
 
 #if defined(__x86_64__)
 #include <emmintrin.h>
@@ -157,6 +159,16 @@ void TransposeSquare8(const std::byte* in, std::byte* out, size_t frac2) {
 }
 
 const char* const kL1Role = "source (L1)";
+
+#if defined(__x86_64__)
+// Whether the AVX-512 units of the Mmad paths (and their transposes) run on this CPU.
+bool HasAvx512Path() {
+  for (MmadPath path : MmadPathsAvailable()) {
+    if (path != MmadPath::kScalar) return true;
+  }
+  return false;
+}
+#endif
 
 }  // namespace
 
@@ -334,6 +346,12 @@ void LoadData2D(const CubeOperand& dst, const CubeOperand& src, const LoadData2D
   }
   const auto* s = static_cast<const std::byte*>(src.data);
   auto* d = static_cast<std::byte*>(dst.data);
+  if (!p.ifTranspose && p.addrMode == 0 && p.srcStride == 1 && p.dstGap == 0) {
+    // Consecutive fractals to consecutive fractals (an L1 band of A to its Zz strip): one run.
+    std::memcpy(d, s + uint64_t{p.startIndex} * kFractalBytes,
+                size_t{p.repeatTimes} * kFractalBytes);
+    return;
+  }
   const size_t dst_step = size_t{p.dstGap + 1u} * kFractalBytes;
   for (uint32_t i = 0; i < p.repeatTimes; ++i) {
     const uint64_t index = p.addrMode == 0 ? p.startIndex + uint64_t{i} * p.srcStride
@@ -380,6 +398,9 @@ void LoadData2DTranspose(const CubeOperand& dst, const CubeOperand& src,
   }
   const auto* s = static_cast<const std::byte*>(src.data);
   auto* d = static_cast<std::byte*>(dst.data);
+#if defined(__x86_64__)
+  static const bool avx512 = HasAvx512Path();
+#endif
   for (uint32_t i = 0; i < p.repeatTimes; ++i) {
     const uint64_t index = p.addrMode == 0 ? p.startIndex + uint64_t{i} * p.srcStride
                                            : p.startIndex - uint64_t{i} * p.srcStride;
@@ -388,6 +409,12 @@ void LoadData2DTranspose(const CubeOperand& dst, const CubeOperand& src,
     if (elem == 2) {
       TransposeFractal16(from, to);
     } else if (elem == 4) {
+#if defined(__x86_64__)
+      if (avx512) {
+        TransposeSquare32Avx512(from, to, frac2);
+        continue;
+      }
+#endif
       TransposeSquare32(from, to, frac2);
     } else {
       TransposeSquare8(from, to, frac2);

@@ -1,5 +1,6 @@
 // Mmad on AVX512F/BW: f32 FMA; f16 and bf16 widened to f32 (exact products); s8 widened to s16 and
-// multiplied with vpmaddwd (exact). See mmad_simd.h for the engine.
+// multiplied with vpmaddwd (exact). See mmad_simd.h for the engine. Also the b32 square transpose
+// of LoadDataWithTranspose, which shares the engine's B-packing transpose.
 #include <immintrin.h>
 
 #include <cstddef>
@@ -40,6 +41,42 @@ struct OpS16Madd {
 
 void RunMmadAvx512(const MmadCall& call) {
   RunSimd<void, OpS16Madd>(call);
+}
+
+// Each 16 x 8 half of the square (fractal g: rows r, columns 8g..8g+7, two rows per vector) goes
+// through stages 1 and 2 of ScatterFractal's transpose, which leave columns c, c + 1 of rows
+// 8q..8q+7 in one vector: rows c, c + 1 (64 contiguous bytes) of output fractal q.
+void TransposeSquare32Avx512(const std::byte* in, std::byte* out, size_t frac2) {
+  for (int g = 0; g < 2; ++g) {
+    const auto* src = reinterpret_cast<const uint32_t*>(in + g * 512);
+    __m512i z[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i)
+      z[i] = _mm512_loadu_si512(src + 16 * i);
+    __m512i y[4][2];
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; ++p) {
+#pragma GCC unroll 2
+      for (int h = 0; h < 2; ++h) {
+        y[p][h] = _mm512_permutex2var_epi32(z[2 * p], _mm512_load_si512(kTranspose16x8.stage1[h]),
+                                            z[2 * p + 1]);
+      }
+    }
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+#pragma GCC unroll 2
+      for (int s = 0; s < 2; ++s) {
+        const int c = 8 * g + 4 * h + 2 * s;
+#pragma GCC unroll 2
+        for (int q = 0; q < 2; ++q) {
+          _mm512_storeu_si512(
+              out + q * frac2 + c * 32,
+              _mm512_permutex2var_epi32(y[2 * q][h], _mm512_load_si512(kTranspose16x8.stage2[s]),
+                                        y[2 * q + 1][h]));
+        }
+      }
+    }
+  }
 }
 
 }  // namespace tessera::kernel::detail

@@ -204,17 +204,112 @@ void Engine(const EngineArgs& e) {
   }
 }
 
+// Index vectors of the 16 x 8 -> 8 x 16 transpose in ScatterFractal<8> (vpermt2d: index bit 4
+// picks the second source). Stage 1 merges vector pairs holding columns 4p..4p+3 into units
+// 4h..4h+3 (lane (u % 4) * 4 + j % 4); stage 2 merges those into units 4h+2s, 4h+2s+1 of columns
+// 8q..8q+7 (lane (u % 2) * 8 + j % 8); stage 3 into one unit of all 16 columns (lane j).
+struct Transpose16x8Index {
+  alignas(64) int32_t stage1[2][16];
+  alignas(64) int32_t stage2[2][16];
+  alignas(64) int32_t stage3[2][16];
+};
+constexpr Transpose16x8Index MakeTranspose16x8Index() {
+  Transpose16x8Index t{};
+  for (int h = 0; h < 2; ++h) {
+    for (int uu = 0; uu < 4; ++uu) {
+      for (int c = 0; c < 4; ++c)
+        t.stage1[h][uu * 4 + c] = (c < 2 ? c * 8 : 16 + (c - 2) * 8) + 4 * h + uu;
+    }
+  }
+  for (int s = 0; s < 2; ++s) {
+    for (int u2 = 0; u2 < 2; ++u2) {
+      for (int jj = 0; jj < 8; ++jj)
+        t.stage2[s][u2 * 8 + jj] = (jj / 4) * 16 + (2 * s + u2) * 4 + jj % 4;
+    }
+  }
+  for (int u = 0; u < 2; ++u) {
+    for (int j = 0; j < 16; ++j)
+      t.stage3[u][j] = (j / 8) * 16 + u * 8 + j % 8;
+  }
+  return t;
+}
+inline constexpr Transpose16x8Index kTranspose16x8 = MakeTranspose16x8Index();
+
 // B packing: one Zn fractal of 16 columns x C0U units, already as 32-bit units with `row` units
 // between columns, goes to packed rows [u0 .. u0 + C0U) of its panel at lane offset `lane`.
+// The fractal is transposed in registers: C0U == 8 (f32, bf16 pairs: 8 vectors) with 24
+// two-source permutes, C0U == 16 (widened f16/bf16, s16 pairs: 16 vectors) with 64 unpacks and
+// lane shuffles.
 template <int C0U>
 inline void ScatterFractal(const uint32_t* src, uint32_t* panel_row0, uint32_t lane) {
-  const __m512i idx =
-      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                         _mm512_set1_epi32(C0U));
+  if constexpr (C0U == 8) {
+    __m512i z[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i)
+      z[i] = _mm512_loadu_si512(src + 16 * i);
+    __m512i y[4][2];
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; ++p) {
+#pragma GCC unroll 2
+      for (int h = 0; h < 2; ++h) {
+        y[p][h] = _mm512_permutex2var_epi32(z[2 * p], _mm512_load_si512(kTranspose16x8.stage1[h]),
+                                            z[2 * p + 1]);
+      }
+    }
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+#pragma GCC unroll 2
+      for (int s = 0; s < 2; ++s) {
+        __m512i w[2];
+#pragma GCC unroll 2
+        for (int q = 0; q < 2; ++q) {
+          w[q] = _mm512_permutex2var_epi32(y[2 * q][h], _mm512_load_si512(kTranspose16x8.stage2[s]),
+                                           y[2 * q + 1][h]);
+        }
+#pragma GCC unroll 2
+        for (int t = 0; t < 2; ++t) {
+          const int u0 = 4 * h + 2 * s + t;
+          _mm512_storeu_si512(
+              panel_row0 + size_t(u0) * kNr + lane,
+              _mm512_permutex2var_epi32(w[0], _mm512_load_si512(kTranspose16x8.stage3[t]), w[1]));
+        }
+      }
+    }
+  } else {
+    static_assert(C0U == 16, "ScatterFractal: fractals of 8 or 16 units per column");
+    // 16 x 16: 32-bit and 64-bit unpacks within 128-bit lanes, then two rounds of 128-bit lane
+    // shuffles.
+    __m512i r[16], t[16];
 #pragma GCC unroll 16
-  for (int u0 = 0; u0 < C0U; ++u0) {
-    const __m512i col = _mm512_i32gather_epi32(idx, src + u0, 4);
-    _mm512_storeu_si512(panel_row0 + size_t(u0) * kNr + lane, col);
+    for (int j = 0; j < 16; ++j)
+      r[j] = _mm512_loadu_si512(src + 16 * j);
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+      t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+#pragma GCC unroll 4
+    for (int g = 0; g < 16; g += 4) {
+      r[g] = _mm512_unpacklo_epi64(t[g], t[g + 2]);
+      r[g + 1] = _mm512_unpackhi_epi64(t[g], t[g + 2]);
+      r[g + 2] = _mm512_unpacklo_epi64(t[g + 1], t[g + 3]);
+      r[g + 3] = _mm512_unpackhi_epi64(t[g + 1], t[g + 3]);
+    }
+#pragma GCC unroll 2
+    for (int h = 0; h < 16; h += 8) {
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) {
+        t[h + i] = _mm512_shuffle_i32x4(r[h + i], r[h + 4 + i], 0x88);
+        t[h + 4 + i] = _mm512_shuffle_i32x4(r[h + i], r[h + 4 + i], 0xdd);
+      }
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+      _mm512_storeu_si512(panel_row0 + size_t(i) * kNr + lane,
+                          _mm512_shuffle_i32x4(t[i], t[8 + i], 0x88));
+      _mm512_storeu_si512(panel_row0 + size_t(8 + i) * kNr + lane,
+                          _mm512_shuffle_i32x4(t[i], t[8 + i], 0xdd));
+    }
   }
 }
 

@@ -171,6 +171,7 @@ TEST(CubeLoadDataTest, FractalsMovedAndTransposed) {
       CheckLoadData<half>(LoadData2DParams{2, 5, 0, 0, 0, tr, 0}, true);  // stride 0: reread
     }
     CheckLoadData<float>(LoadData2DParams{1, 9, 3, 0, 1, false, 0}, false);
+    CheckLoadData<float>(LoadData2DParams{2, 9, 1, 0, 0, false, 0}, true);  // one contiguous run
     CheckLoadData<int8_t>(LoadData2DParams{0, 12, 2, 0, 0, false, 0}, true);
     CheckLoadData<half>(LoadData2DParams{0, 0, 1, 0, 0, false, 0}, true);  // repeat 0: no-op
   }

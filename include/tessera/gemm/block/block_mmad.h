@@ -154,9 +154,6 @@ class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AT
     for (uint32_t kt = 0; kt < k_tiles; ++kt) {
       const uint32_t next = (slot + 1) % kStages;
       if (kStages > 1 && kt + 1 < k_tiles) LoadL1(next, a, lda, b, ldb, shape, kt + 1);
-      // The K tile copied after this one is fetched into the cache while the Mmads run.
-      const uint32_t ahead = kt + (kStages > 1 ? 2 : 1);
-      if (ahead < k_tiles) Prefetch(a, lda, b, ldb, shape, ahead);
       ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::MTE2_MTE1>(
           static_cast<int32_t>(slot));
       const uint32_t k_actual = std::min(kL1K, shape.k - kt * kL1K);
@@ -191,24 +188,6 @@ class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AT
   }
 
  private:
-  // Cache prefetch of K tile `kt` of A and B (see tile::PrefetchGm).
-  static void Prefetch(const ::tessera::kernel::GlobalTensor<ElementA>& a, uint64_t lda,
-                       const ::tessera::kernel::GlobalTensor<ElementB>& b, uint64_t ldb,
-                       const GemmCoord& shape, uint32_t kt) {
-    const uint32_t k0 = kt * kL1K;
-    const uint32_t k_actual = std::min(kL1K, shape.k - k0);
-    if constexpr (kColumnMajorA) {
-      tile::PrefetchGm(a[uint64_t{k0} * lda], k_actual, shape.m, lda);
-    } else {
-      tile::PrefetchGm(a[k0], shape.m, k_actual, lda);
-    }
-    if constexpr (kRowMajorB) {
-      tile::PrefetchGm(b[uint64_t{k0} * ldb], k_actual, shape.n, ldb);
-    } else {
-      tile::PrefetchGm(b[k0], shape.n, k_actual, ldb);
-    }
-  }
-
   // GM -> L1 slot `slot` of K tile `kt` of A and B.
   void LoadL1(uint32_t slot, const ::tessera::kernel::GlobalTensor<ElementA>& a, uint64_t lda,
               const ::tessera::kernel::GlobalTensor<ElementB>& b, uint64_t ldb,

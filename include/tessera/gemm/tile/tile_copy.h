@@ -94,20 +94,6 @@ struct CopyGmToL1 {
   }
 };
 
-// The CPU analogue of the NPU's asynchronous MTE2: touches the cache lines of a rows x cols GM
-// tile (pitch ld) so that the DataCopy of it, issued later, finds them in cache instead of waiting
-// on memory row by row. Never faults and changes no data.
-template <class T>
-void PrefetchGm(const GlobalTensor<T>& src, uint32_t rows, uint32_t cols, uint64_t ld) {
-  const auto* base = reinterpret_cast<const char*>(src.data());
-  const uint64_t row_bytes = uint64_t{cols} * sizeof(T);
-  for (uint32_t r = 0; r < rows; ++r) {
-    const char* row = base + uint64_t{r} * ld * sizeof(T);
-    for (uint64_t off = 0; off < row_bytes; off += 64)
-      __builtin_prefetch(row + off, 0, 2);
-  }
-}
-
 // Moves `count` fractals with LoadData 2D, reading every `src_stride`-th source fractal and
 // writing every (dst_gap + 1)-th destination fractal (in runs of at most 255).
 template <class T>
