@@ -89,7 +89,8 @@ LaunchJob::LaunchJob(LaunchRequest&& request, std::string name, const ArchSpec& 
     : Job(request.config.type == KernelType::kMix
               ? request.config.block_dim * (1 + arch.task_ration)
               : request.config.block_dim,
-          /*uses_fibers=*/true),
+          /*uses_fibers=*/true,
+          /*take_unit=*/request.config.type == KernelType::kMix ? 1 + arch.task_ration : 1),
       request_(std::move(request)),
       name_(std::move(name)),
       arch_(arch),

@@ -1,5 +1,7 @@
 #include "worker_pool.h"
 
+#include <algorithm>
+
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -92,13 +94,15 @@ void WorkerPool::Submit(Job* job) {
   if (parked_.load(std::memory_order_seq_cst) > 0) epoch_.notify_all();
 }
 
-bool WorkerPool::TryTake(Job** job, uint32_t* index) {
+bool WorkerPool::TryTake(Job** job, uint32_t* index, uint32_t* count) {
   if (queued_.load(std::memory_order_acquire) == 0) return false;
   std::lock_guard<std::mutex> lock(mu_);
   if (queue_.empty()) return false;
   Job* front = queue_.front();
   *job = front;
-  *index = front->next_unassigned_++;
+  *index = front->next_unassigned_;
+  *count = std::min(front->take_unit_, front->total() - *index);
+  front->next_unassigned_ += *count;
   if (front->next_unassigned_ == front->total()) {
     queue_.pop_front();
     queued_.fetch_sub(1, std::memory_order_seq_cst);
@@ -129,13 +133,17 @@ void WorkerPool::WorkerMain(uint32_t id) {
     const uint32_t epoch = epoch_.load(std::memory_order_acquire);
     const bool resumed = scheduler.PollSuspended();
     Job* job = nullptr;
-    uint32_t index = 0;
-    if (TryTake(&job, &index)) {
-      if (job->uses_fibers()) {
-        scheduler.Start(job, index);
-      } else {
-        job->RunBlock(index);
-        job->FinishBlock();
+    uint32_t index = 0, count = 0;
+    if (TryTake(&job, &index, &count)) {
+      // The job may be destroyed by the last block's FinishBlock: the loop reads nothing of it
+      // after starting (or running) its last block.
+      for (uint32_t k = 0; k < count; ++k) {
+        if (job->uses_fibers()) {
+          scheduler.Start(job, index + k);
+        } else {
+          job->RunBlock(index + k);
+          job->FinishBlock();
+        }
       }
       idle_since = 0;
       continue;

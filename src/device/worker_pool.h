@@ -16,7 +16,12 @@ namespace tessera::device::detail {
 // A unit of parallel work: `total` blocks, each run once by some worker.
 class Job {
  public:
-  Job(uint32_t total_blocks, bool uses_fibers) : total_(total_blocks), uses_fibers_(uses_fibers) {}
+  // A worker takes `take_unit` consecutive blocks at a time (a MIX group: its AIC and AIVs), so the
+  // blocks that wait on each other share one thread's fibers instead of being spread over threads.
+  Job(uint32_t total_blocks, bool uses_fibers, uint32_t take_unit = 1)
+      : total_(total_blocks),
+        uses_fibers_(uses_fibers),
+        take_unit_(take_unit == 0 ? 1 : take_unit) {}
   virtual ~Job() = default;
 
   // Runs one block; must not throw. Called in a fiber when uses_fibers().
@@ -44,6 +49,7 @@ class Job {
   friend class WorkerPool;
   const uint32_t total_;
   const bool uses_fibers_;
+  const uint32_t take_unit_;
   uint32_t next_unassigned_ = 0;  // guarded by the pool's queue mutex
   std::atomic<uint32_t> finished_{0};
 };
@@ -62,7 +68,8 @@ class WorkerPool {
  private:
   WorkerPool();
   void WorkerMain(uint32_t id);
-  bool TryTake(Job** job, uint32_t* index);
+  // The next blocks [*index, *index + *count) of the oldest job (count <= its take unit).
+  bool TryTake(Job** job, uint32_t* index, uint32_t* count);
 
   std::mutex mu_;
   std::deque<Job*> queue_;  // jobs with blocks not yet taken
