@@ -265,8 +265,9 @@ std::string LaunchJob::BlockTag(uint32_t fiber_index) const {
 }
 
 void LaunchJob::OnTimeout(double timeout_seconds, double elapsed_seconds) {
-  // Failing already (it ends on its own), or every block is done and the launch is completing.
-  if (aborted_.load(std::memory_order_acquire) || finished() == total()) return;
+  // Every block is done and the launch is completing. A launch that is failing already is still
+  // reported: a block of it may be the one that never returns (its first error stays the error).
+  if (finished() == total()) return;
   char head[160];
   std::snprintf(head, sizeof(head),
                 "%s, blockDim %u) still running after %.3g s (TESSERA_KERNEL_TIMEOUT=%g)",

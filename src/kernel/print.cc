@@ -22,13 +22,13 @@ const char* DumpTypeName(DumpType type) {
 
 template <class T>
 void AppendAt(std::string& out, const void* data, uint64_t i) {
-  const T v = static_cast<const T*>(data)[i];
   if constexpr (std::is_same_v<T, bool>) {
-    out += v ? "true" : "false";
+    // Read as a byte: a bool object holding anything but 0 or 1 is undefined behaviour.
+    out += static_cast<const uint8_t*>(data)[i] != 0 ? "true" : "false";
   } else if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
-    AppendNumber(out, static_cast<float>(v));
+    AppendNumber(out, static_cast<float>(static_cast<const T*>(data)[i]));
   } else {
-    AppendNumber(out, v);
+    AppendNumber(out, static_cast<const T*>(data)[i]);
   }
 }
 

@@ -20,8 +20,8 @@ void KernelPrintf(const char* format, ...) __attribute__((format(printf, 1, 2)))
 
 // Buffer limits in bytes: what a block prints beyond `block_bytes`, or a launch beyond
 // `launch_bytes`, is dropped and a line says how much was cut and by which limit. Defaults from
-// TESSERA_PRINT_BLOCK_LIMIT (64 KiB) and TESSERA_PRINT_LAUNCH_LIMIT (4 MiB); applies to launches
-// enqueued afterwards.
+// TESSERA_PRINT_BLOCK_LIMIT (64 KiB) and TESSERA_PRINT_LAUNCH_LIMIT (4 MiB); a launch reads them
+// when it first prints.
 struct PrintLimits {
   size_t block_bytes = 64 * 1024;
   size_t launch_bytes = 4 * 1024 * 1024;
@@ -48,7 +48,7 @@ Status FlushTrace();
 // cross-core flag id and counts). The launch then fails with that report as the stream's error:
 // blocks that wait are released, blocks not started are skipped, but a block that is running
 // (in a loop that never waits) cannot be interrupted - the launch ends when it returns.
-// 0 turns the watchdog off; applies to launches started afterwards.
+// 0 turns the watchdog off; applies to launches enqueued afterwards.
 void SetKernelTimeout(double seconds);
 double GetKernelTimeout();
 

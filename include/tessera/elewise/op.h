@@ -268,7 +268,7 @@ class ElewiseOpDef<ElewiseOp<Name, Compute, T...>> : public runtime::OpDef {
     }
     SetTiling(&detail::Tiling<Op, T...>);
     TilingDataType<op_kernel::ElewiseTilingData>();
-    for (const char* soc : {"x86-64-v2", "x86-64-v3", "x86-64-v4", "armv8-a"})
+    for (const char* soc : {"x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4", "armv8-a"})
       AddConfig(soc);
   }
 };
