@@ -250,8 +250,7 @@ Result<std::shared_ptr<const PackageSet>> PackageRuntime::Packages(const std::st
 
 Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
   package_lookups.fetch_add(1);
-  TESSERA_ASSIGN_OR_RETURN(const std::shared_ptr<const PackageSet> set,
-                           Packages(call.package_dir));
+  TESSERA_ASSIGN_OR_RETURN(const std::shared_ptr<const PackageSet> set, Packages(call.package_dir));
   TESSERA_ASSIGN_OR_RETURN(OpMatch match, FindOp(*set, call.op_type));
   const fs::path dir = match.package->candidate.dir;
   TESSERA_ASSIGN_OR_RETURN(const OpDef* def, LoadOpDef(*match.package, call.op_type));
@@ -507,9 +506,19 @@ Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
   pack.args[n++] = static_cast<uint8_t*>(workspace);
   pack.args[n++] = static_cast<uint8_t*>(plan.tiling_device);
   executor.used_ = true;
-  return device::Launch(
-      device::LaunchConfig{plan.block_dim, plan.kernel_type, plan.kernel_name.c_str()}, RunEntry,
-      stream, plan.entry, pack);
+  device::LaunchConfig config{plan.block_dim, plan.kernel_type, plan.kernel_name.c_str()};
+  // Checked mode: the blocks together must write every byte of every output.
+  std::vector<device::ByteRange> outputs;
+  if (device::CheckedMode()) {
+    for (size_t i = plan.num_inputs; i < executor.addresses_.size(); ++i) {
+      const uint64_t bytes = i < executor.bytes_.size() ? executor.bytes_[i] : 0;
+      if (executor.addresses_[i] != nullptr && bytes > 0)
+        outputs.push_back(device::ByteRange{executor.addresses_[i], bytes});
+    }
+    config.must_write = outputs.data();
+    config.must_write_count = static_cast<uint32_t>(outputs.size());
+  }
+  return device::Launch(config, RunEntry, stream, plan.entry, pack);
 }
 
 RuntimeStats GetRuntimeStats() {

@@ -22,6 +22,12 @@ namespace tessera::device {
 // blockDim limit, as on the NPU.
 inline constexpr uint32_t kMaxBlockDim = 65535;
 
+// A range of device memory.
+struct ByteRange {
+  const void* ptr = nullptr;
+  uint64_t bytes = 0;
+};
+
 struct LaunchConfig {
   uint32_t block_dim = 1;
   KernelType type = KernelType::kAiv;
@@ -30,6 +36,10 @@ struct LaunchConfig {
   // A one-block launch on an idle stream may run on the calling thread (about 10x cheaper than a
   // hand-off to a worker). Off: always asynchronous.
   bool allow_inline = true;
+  // Checked mode: ranges the blocks together must write (copied at launch). When the launch ends,
+  // the first bytes of a range no block wrote are reported (outputs left unwritten).
+  const ByteRange* must_write = nullptr;
+  uint32_t must_write_count = 0;
 };
 
 namespace detail {
@@ -45,7 +55,8 @@ struct LaunchRequest {
   void (*invoke)(void* payload) = nullptr;
   void (*destroy)(void* payload) = nullptr;
   void* payload = nullptr;
-  std::vector<PointerArg> pointers;  // filled only in checked mode
+  std::vector<PointerArg> pointers;   // filled only in checked mode
+  std::vector<ByteRange> must_write;  // checked mode: config.must_write, copied
 };
 
 // Takes ownership of req.payload (destroys it on every path).
@@ -99,8 +110,8 @@ Status Launch(const LaunchConfig& config, void (*kernel)(Params...), const Strea
 
 template <class... Params, class... Args>
 Status Launch(void (*kernel)(Params...), uint32_t block_dim, const Stream& stream, Args&&... args) {
-  return Launch(LaunchConfig{block_dim, KernelType::kAiv, nullptr, true}, kernel, stream,
-                std::forward<Args>(args)...);
+  return Launch(LaunchConfig{block_dim, KernelType::kAiv, nullptr, true, nullptr, 0}, kernel,
+                stream, std::forward<Args>(args)...);
 }
 
 }  // namespace tessera::device

@@ -96,10 +96,10 @@ class LocalTensor {
   // Checked mode: fails the block unless [0, count) lies in this view of a live buffer.
   void CheckRange(uint64_t count, const char* api, const char* role) const {
     TESSERA_KERNEL_CHECK(checked_, count <= size_ && Live(), api,
-                         std::string(role) +
-                             (Live() ? "" : " (a tensor already freed with FreeTensor)") +
-                             ": count " + std::to_string(count) + " exceeds the tensor's " +
-                             std::to_string(size_) + " elements");
+                         std::string(role) + ": " +
+                             (Live() ? "count " + std::to_string(count) + " exceeds the tensor's " +
+                                           std::to_string(size_) + " elements"
+                                     : UseAfterFree()));
   }
 
  private:
@@ -107,9 +107,14 @@ class LocalTensor {
     TESSERA_KERNEL_CHECK(checked_, index < size_ && Live(), api, Describe(index, "index"));
   }
   std::string Describe(uint32_t value, const char* what) const {
-    if (!Live()) return "the tensor's buffer was already freed with FreeTensor";
+    if (!Live()) return UseAfterFree();
     return std::string(what) + " " + std::to_string(value) + " is outside the tensor's " +
            std::to_string(size_) + " elements (" + TPositionName(pos_) + ")";
+  }
+
+  std::string UseAfterFree() const {
+    return std::string("use after FreeTensor: the tensor's buffer (") + TPositionName(pos_) +
+           ") was already freed with FreeTensor";
   }
 
   T* data_ = nullptr;
