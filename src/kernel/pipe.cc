@@ -294,6 +294,7 @@ std::byte* TPipe::Take(uint64_t bytes, TPosition pos) {
   }
   std::byte* p = base + used;
   used += bytes;
+  if (m == detail::Memory::kUb && CheckedLaunch()) detail::ShadowFresh(p, bytes);
   return p;
 }
 

@@ -130,6 +130,10 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t co
   dst.CheckRange(count, "DataCopy", "destination");
   src.CheckRange(count, "DataCopy", "source");
   const size_t bytes = size_t{count} * sizeof(T);
+  if (src.checked()) {
+    detail::ShadowCheckRead(src.data(), bytes, src.data(), sizeof(T), src.GetPosition(), "DataCopy",
+                            "source");
+  }
   detail::CopyToGlobal(dst.data(), src.data(), bytes,
                        detail::PreferStreaming(dst.GetSize() * sizeof(T), bytes), "DataCopy");
 }
@@ -173,6 +177,12 @@ void StridedCopy(const Dst& dst, const Src& src, const DataCopyParams& p, bool t
       if (src.checked()) NoteGmRead(s, bytes, "DataCopy(DataCopyParams)");
     }
     if (to_global) {
+      if constexpr (std::is_same_v<Src, LocalTensor<T>>) {
+        if (src.checked()) {
+          ShadowCheckRead(s, bytes, src.data(), sizeof(T), src.GetPosition(),
+                          "DataCopy(DataCopyParams)", "source");
+        }
+      }
       CopyToGlobal(d, s, bytes, false, "DataCopy(DataCopyParams)");
     } else {
       std::memmove(d, s, bytes);
@@ -264,6 +274,10 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
   }
   for (uint16_t b = 0; b < p.blockCount; ++b) {
     auto* to = reinterpret_cast<std::byte*>(dst.data()) + gm_pitch * b;
+    if (src.checked()) {
+      detail::ShadowCheckRead(src.data() + ub_pitch * b, p.blockLen, src.data(), sizeof(T),
+                              src.GetPosition(), "DataCopyPad", "source");
+    }
     detail::CopyToGlobal(to, src.data() + ub_pitch * b, p.blockLen, false, "DataCopyPad");
   }
 }
