@@ -266,10 +266,7 @@ std::string LaunchJob::AccessFindings() const {
     const ByteRange& r = request_.must_write[i];
     const auto b = reinterpret_cast<uintptr_t>(r.ptr);
     std::string gap = access_->FirstUnwritten(b, b + r.bytes, where);
-    if (!gap.empty()) {
-      return "output left unwritten: no block wrote " + gap + " (output range " +
-             std::to_string(i) + " has " + std::to_string(r.bytes) + " bytes)";
-    }
+    if (!gap.empty()) return "output left unwritten: no block wrote " + gap;
   }
   return "";
 }
