@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "tessera/device/gm_access.h"
-#include "tessera/device/launch.h"
 
 namespace tessera::device::detail {
 

@@ -50,12 +50,14 @@ TEST(UbShadowTest, UninitialisedUbReachingGmIsReported) {
   testing::CheckedScope scope(true);
   DeviceBuffer<float> x(64, 1.0f), y(64);
   Status st = RunKernel("half_loaded", 1, ScaleTile, x.get(), y.get(), 32u, 64u);
-  EXPECT_TRUE(Contains(st, "kernel 'half_loaded' block 0 (AIV): DataCopyPad: source (VECOUT): "
-                           "elements 32..63 of the tensor were never written"))
+  EXPECT_TRUE(Contains(st,
+                       "kernel 'half_loaded' block 0 (AIV): DataCopyPad: source (VECOUT): "
+                       "elements 32..63 of the tensor were never written"))
       << st.ToString();
   st = RunKernel("fresh", 1, CopyFreshTensor, y.get());
-  EXPECT_TRUE(Contains(st, "DataCopy: source (VECOUT): elements 0..63 of the tensor were never "
-                           "written since TPipe::InitBuffer"))
+  EXPECT_TRUE(Contains(st,
+                       "DataCopy: source (VECOUT): elements 0..63 of the tensor were never "
+                       "written since TPipe::InitBuffer"))
       << st.ToString();
 }
 
