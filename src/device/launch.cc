@@ -1,5 +1,4 @@
 #include <cxxabi.h>
-#include <dlfcn.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +14,7 @@
 #include "launch_job.h"
 #include "memory_registry.h"
 #include "runtime_state.h"
+#include "symbol_name.h"
 #include "tessera/device/device.h"
 #include "tessera/device/memory.h"
 
@@ -34,12 +34,16 @@ std::string Demangle(const char* name) {
 // address.
 std::string KernelName(const LaunchRequest& req) {
   if (req.config.name && req.config.name[0]) return req.config.name;
-  Dl_info info{};
-  if (dladdr(req.kernel_address, &info) != 0 && info.dli_sname &&
-      info.dli_saddr == req.kernel_address) {
-    std::string name = Demangle(info.dli_sname);
-    const size_t paren = name.find('(');
-    return paren == std::string::npos ? name : name.substr(0, paren);
+  if (const std::string symbol = FunctionSymbol(req.kernel_address); !symbol.empty()) {
+    std::string name = Demangle(symbol.c_str());
+    // Drop the parameter list: the parentheses closing the name (scopes such as
+    // "(anonymous namespace)" have their own).
+    int depth = 0;
+    for (size_t i = name.size(); i-- > 0;) {
+      depth += name[i] == ')' ? 1 : name[i] == '(' ? -1 : 0;
+      if (depth == 0) return name[i] == '(' ? name.substr(0, i) : name;
+    }
+    return name;
   }
   char buf[48];
   std::snprintf(buf, sizeof(buf), "kernel@%p", req.kernel_address);
@@ -99,7 +103,10 @@ LaunchJob::LaunchJob(LaunchRequest&& request, std::string name, const ArchSpec& 
       cores_per_group_(request_.config.type == KernelType::kMix ? 1 + arch.task_ration : 1),
       traced_(TraceEnabled()),
       watched_(KernelTimeoutSeconds() > 0),
-      waits_(new WaitRecord[total()]) {}
+      waits_(new WaitRecord[total()]),
+      access_(checked ? std::make_unique<AccessLog>(total()) : nullptr),
+      schedule_(ScheduleFromEnvironment(request_.config.block_dim, cores_per_group_, name_)),
+      turn_given_(schedule_ ? new std::atomic<bool>[total()]() : nullptr) {}
 
 LaunchJob::~LaunchJob() {
   request_.destroy(request_.payload);
@@ -160,9 +167,29 @@ uint32_t LaunchJob::ResidentCoreLimit() const {
   return request_.config.type == KernelType::kAiv ? arch_.aiv_cores : arch_.aic_cores;
 }
 
-void LaunchJob::RunBlock(uint32_t fiber_index) {
+void LaunchJob::ReleaseTurn(uint32_t fiber_index) {
+  if (schedule_ && !turn_given_[fiber_index].exchange(true, std::memory_order_acq_rel))
+    turn_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void LaunchJob::RunBlock(uint32_t slot) {
   started_.fetch_add(1, std::memory_order_acq_rel);
-  if (aborted_.load(std::memory_order_acquire)) return;  // a failed launch runs no further blocks
+  uint32_t fiber_index = slot;
+  if (schedule_) {
+    // The slot-th block of the order starts when the ones before it finished or wait.
+    if (!schedule_->order.empty()) {
+      fiber_index = schedule_->order[slot];
+      SuspendCurrentFiber(WaitCondition{&turn_, slot, &aborted_});
+    }
+    if (!schedule_->runs.empty() && !schedule_->runs[fiber_index]) {
+      ReleaseTurn(fiber_index);
+      return;
+    }
+  }
+  if (aborted_.load(std::memory_order_acquire)) {  // a failed launch runs no further blocks
+    ReleaseTurn(fiber_index);
+    return;
+  }
   WaitRecord& rec = waits_[fiber_index];
   rec.phase.store(kRunning, std::memory_order_relaxed);
   if (traced_) rec.begin_ns = SteadyNowNs();
@@ -188,11 +215,15 @@ void LaunchJob::RunBlock(uint32_t fiber_index) {
   SetCurrentBlockContext(nullptr);
   if (traced_) rec.end_ns = SteadyNowNs();
   rec.phase.store(kFinished, std::memory_order_release);
+  ReleaseTurn(fiber_index);
   progress_.fetch_add(1, std::memory_order_acq_rel);
 }
 
-void LaunchJob::AbandonBlock(uint32_t fiber_index, const std::string& why) {
+void LaunchJob::AbandonBlock(uint32_t slot, const std::string& why) {
   started_.fetch_add(1, std::memory_order_acq_rel);
+  const uint32_t fiber_index =
+      schedule_ && !schedule_->order.empty() ? schedule_->order[slot] : slot;
+  ReleaseTurn(fiber_index);
   BlockContext ctx;
   FillContext(ctx, fiber_index);
   Fail(ctx, OutOfMemory("could not start the block: " + why));
@@ -211,6 +242,46 @@ void LaunchJob::Fail(const BlockContext& ctx, const Status& cause) {
   progress_.fetch_add(1, std::memory_order_acq_rel);
 }
 
+std::string LaunchJob::AccessFindings() const {
+  const auto describe = [this](uint32_t fiber) {
+    BlockContext probe;
+    FillContext(probe, fiber);
+    return "block " + std::to_string(probe.block_idx) + " (" + CoreTypeName(probe.core_type) + ")";
+  };
+  // An address as a byte range of the pointer argument whose allocation holds it.
+  const auto where = [this](uintptr_t b, uintptr_t e) {
+    for (const PointerArg& arg : request_.pointers) {
+      const auto p = reinterpret_cast<uintptr_t>(arg.ptr);
+      if (arg.ptr != nullptr && b >= p && b < p + DeviceBytesFrom(arg.ptr)) {
+        return "bytes [" + std::to_string(b - p) + ", " + std::to_string(e - p) + ") of argument " +
+               std::to_string(arg.index);
+      }
+    }
+    for (size_t i = 0; i < request_.must_write.size(); ++i) {
+      const auto p = reinterpret_cast<uintptr_t>(request_.must_write[i].ptr);
+      if (b >= p && b < p + request_.must_write[i].bytes) {
+        return "bytes [" + std::to_string(b - p) + ", " + std::to_string(e - p) +
+               ") of output range " + std::to_string(i);
+      }
+    }
+    char buf[80];
+    std::snprintf(buf, sizeof(buf), "bytes [%p, %p)", reinterpret_cast<void*>(b),
+                  reinterpret_cast<void*>(e));
+    return std::string(buf);
+  };
+  std::string race = access_->FindRace(describe, where);
+  if (!race.empty()) return "race between blocks: " + race;
+  // Skipped blocks (TESSERA_BLOCKS) leave their outputs unwritten on purpose.
+  if (schedule_ && !schedule_->runs.empty()) return "";
+  for (size_t i = 0; i < request_.must_write.size(); ++i) {
+    const ByteRange& r = request_.must_write[i];
+    const auto b = reinterpret_cast<uintptr_t>(r.ptr);
+    std::string gap = access_->FirstUnwritten(b, b + r.bytes, where);
+    if (!gap.empty()) return "output left unwritten: no block wrote " + gap;
+  }
+  return "";
+}
+
 Status LaunchJob::CheckedModeCompletion() {
   std::lock_guard<std::mutex> lock(error_mu_);
   if (!error_.ok() || !checked_) return error_;
@@ -220,9 +291,11 @@ Status LaunchJob::CheckedModeCompletion() {
     if (!st.ok()) {
       error_ = KernelError("kernel '" + name_ + "' argument " + std::to_string(arg.index) + ": " +
                            std::string(st.message()));
-      break;
+      return error_;
     }
   }
+  const std::string finding = AccessFindings();
+  if (!finding.empty()) error_ = KernelError("kernel '" + name_ + "': " + finding);
   return error_;
 }
 
@@ -336,6 +409,7 @@ void LaunchJob::Wait(BlockContext& ctx, const std::atomic<uint64_t>& counter, ui
                      const char* what, uint32_t flag) {
   WaitCondition cond{&counter, target, &aborted_};
   if (!cond.Ready()) {
+    ReleaseTurn(ctx.fiber_index);
     WaitRecord& rec = waits_[ctx.fiber_index];
     rec.counter.store(&counter, std::memory_order_relaxed);
     rec.target.store(target, std::memory_order_relaxed);
@@ -367,9 +441,11 @@ void LaunchJob::RequireResident(const char* api) const {
 void LaunchJob::SyncAll(BlockContext& ctx) {
   RequireResident("SyncAll");
   const uint64_t round = ++ctx.barriers_passed;
+  if (access_) access_->BarrierArrive(ctx.fiber_index, round);
   barrier_arrived_.fetch_add(1, std::memory_order_acq_rel);
   progress_.fetch_add(1, std::memory_order_acq_rel);
   Wait(ctx, barrier_arrived_, round * total(), "SyncAll", 0);
+  if (access_) access_->BarrierLeave(ctx.fiber_index, round);
 }
 
 LaunchJob::FlagTable& LaunchJob::Flags() {
@@ -421,11 +497,18 @@ uint32_t LaunchJob::CoresOfType(CoreType type) const {
   }
 }
 
-void LaunchJob::Deliver(CrossCoreMode mode, uint32_t fiber, uint32_t flag_id) {
+void LaunchJob::Deliver(CrossCoreMode mode, uint32_t fiber, uint32_t flag_id,
+                        uint64_t accumulator) {
   FlagTable& t = Flags();
   const size_t slot = size_t{fiber} * kFlagCount + flag_id;
-  const uint64_t now = t.counts[slot].fetch_add(1, std::memory_order_seq_cst) + 1;
-  if (!checked_) return;
+  if (!checked_) {
+    t.counts[slot].fetch_add(1, std::memory_order_seq_cst);
+    return;
+  }
+  uint64_t now = 0;
+  access_->Deliver(accumulator, slot, [&] {
+    return now = t.counts[slot].fetch_add(1, std::memory_order_seq_cst) + 1;
+  });
   const uint64_t claimed = t.claimed[slot].load(std::memory_order_seq_cst);
   if (now > claimed && now - claimed > kMaxCrossCoreFlagCount) {
     BlockContext target;
@@ -446,6 +529,16 @@ void LaunchJob::SetFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id)
   FlagTable& t = Flags();
   const uint32_t cpg = cores_per_group_;
   const bool mix = request_.config.type == KernelType::kMix;
+  // Checked mode: the setters whose clocks a delivered count carries - every setter of the
+  // multi-setter modes (per core type, or per group), the one setter otherwise.
+  const bool aic = ctx.core_type == CoreType::kAic;
+  const uint64_t group_flag = uint64_t{ctx.group} * kFlagCount + flag_id;
+  const uint64_t accumulator =
+      mode == CrossCoreMode::kAllCores ? (uint64_t{aic} << 32) + flag_id
+      : mode == CrossCoreMode::kGroupVector || !aic
+          ? (uint64_t{static_cast<uint8_t>(mode)} << 60) + group_flag
+          : (uint64_t{3} << 60) + uint64_t{ctx.fiber_index} * kFlagCount + flag_id;
+  if (access_) access_->JoinSetter(ctx.fiber_index, accumulator);
   switch (mode) {
     case CrossCoreMode::kAllCores: {
       // A barrier over every core of the setter's type: they must all be resident.
@@ -457,7 +550,7 @@ void LaunchJob::SetFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id)
       if (arrived % n != 0) break;
       for (uint32_t f = 0; f < total(); ++f) {
         const bool f_cube = mix ? f % cpg == 0 : request_.config.type == KernelType::kAic;
-        if (f_cube == cube) Deliver(mode, f, flag_id);
+        if (f_cube == cube) Deliver(mode, f, flag_id, accumulator);
       }
       break;
     }
@@ -466,18 +559,18 @@ void LaunchJob::SetFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id)
       const uint64_t arrived = t.group_vector[slot].fetch_add(1, std::memory_order_acq_rel) + 1;
       if (arrived % arch_.task_ration != 0) break;
       for (uint32_t s = 0; s < arch_.task_ration; ++s)
-        Deliver(mode, ctx.group * cpg + 1 + s, flag_id);
+        Deliver(mode, ctx.group * cpg + 1 + s, flag_id, accumulator);
       break;
     }
     case CrossCoreMode::kGroupCubeVector: {
       if (ctx.core_type == CoreType::kAic) {
         for (uint32_t s = 0; s < arch_.task_ration; ++s)
-          Deliver(mode, ctx.group * cpg + 1 + s, flag_id);
+          Deliver(mode, ctx.group * cpg + 1 + s, flag_id, accumulator);
         break;
       }
       const size_t slot = size_t{ctx.group} * kFlagCount + flag_id;
       const uint64_t arrived = t.vector_to_cube[slot].fetch_add(1, std::memory_order_acq_rel) + 1;
-      if (arrived % arch_.task_ration == 0) Deliver(mode, ctx.group * cpg, flag_id);
+      if (arrived % arch_.task_ration == 0) Deliver(mode, ctx.group * cpg, flag_id, accumulator);
       break;
     }
     default:
@@ -495,6 +588,7 @@ void LaunchJob::WaitFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id
   static const char* const kWhat[] = {"CrossCoreWaitFlag(mode 0)", "CrossCoreWaitFlag(mode 1)",
                                       "CrossCoreWaitFlag(mode 2)"};
   Wait(ctx, t.counts[slot], round, kWhat[static_cast<int>(mode)], flag_id);
+  if (access_) access_->Consume(ctx.fiber_index, slot, round);
 }
 
 void LaunchJob::OnStall() {
@@ -577,6 +671,11 @@ Status EnqueueLaunch(LaunchRequest&& req, const Stream& stream) {
                       "' refused: the stream has a sticky error (call ResetError): " +
                       std::string(sticky.message()));
   }
+  if (checked && req.config.must_write != nullptr) {
+    req.must_write.assign(req.config.must_write,
+                          req.config.must_write + req.config.must_write_count);
+  }
+  req.config.must_write = nullptr;  // the caller's array need not outlive the call
   guard.r = nullptr;
   auto job = std::make_unique<LaunchJob>(std::move(req), name, ActiveArch(), checked,
                                          stream.shared_impl());

@@ -6,8 +6,10 @@
 #include <mutex>
 #include <string>
 
+#include "access_log.h"
 #include "debug_internal.h"
 #include "fiber_scheduler.h"
+#include "schedule.h"
 #include "stream_impl.h"
 #include "tessera/device/arch_spec.h"
 #include "tessera/device/launch.h"
@@ -22,10 +24,10 @@ class LaunchJob final : public Job, public StreamOp {
   ~LaunchJob() override;
 
   bool Start(StreamImpl* stream, bool on_caller_thread, bool skip, Status* status) override;
-  void RunBlock(uint32_t fiber_index) override;
+  void RunBlock(uint32_t slot) override;  // slot: position in the schedule's order
   void OnComplete() override;
   void OnStall() override;
-  void AbandonBlock(uint32_t fiber_index, const std::string& why) override;
+  void AbandonBlock(uint32_t slot, const std::string& why) override;
 
   // Kernel-side primitives (called by the running block `ctx`).
   void SyncAll(BlockContext& ctx);
@@ -35,6 +37,8 @@ class LaunchJob final : public Job, public StreamOp {
   void Fail(const BlockContext& ctx, const Status& cause);
 
   const std::string& name() const { return name_; }
+  // Checked mode: the blocks' GM accesses; null in fast mode.
+  AccessLog* access_log() const { return access_.get(); }
 
   // Debugging aids (debug.h): the block's print buffer (created at the first print), the label of
   // a core ("block 3 AIV"), and the watchdog's report, which fails the launch.
@@ -64,7 +68,8 @@ class LaunchJob final : public Job, public StreamOp {
   uint32_t CoresOfType(CoreType type) const;
   // Gives core `fiber` one count of flag `flag_id`; in checked mode fails the setter when the
   // counter would exceed 15.
-  void Deliver(CrossCoreMode mode, uint32_t fiber, uint32_t flag_id);
+  // `accumulator` keys the setters' clocks the count carries (checked mode).
+  void Deliver(CrossCoreMode mode, uint32_t fiber, uint32_t flag_id, uint64_t accumulator);
   void FillContext(BlockContext& ctx, uint32_t fiber_index) const;
   uint32_t ResidentCoreLimit() const;
   // Fails the block (throws) when the launch is wider than the cores that can be resident at once.
@@ -74,6 +79,11 @@ class LaunchJob final : public Job, public StreamOp {
   // records the trace.
   Status Complete();
   void RecordTrace(bool failed) const;
+  // With a schedule: lets the next block in the order start (once per block).
+  void ReleaseTurn(uint32_t fiber_index);
+  // Checked mode, after every block ended: races between blocks and must-write ranges left
+  // unwritten, as a finding message ("" when none).
+  std::string AccessFindings() const;
 
   LaunchRequest request_;
   std::string name_;
@@ -94,6 +104,11 @@ class LaunchJob final : public Job, public StreamOp {
   std::unique_ptr<WaitRecord[]> waits_;
   std::atomic<FlagTable*> flags_{nullptr};
   std::atomic<LaunchPrints*> prints_{nullptr};
+  std::unique_ptr<AccessLog> access_;
+  // TESSERA_SCHEDULE / TESSERA_BLOCKS; null by default.
+  std::unique_ptr<BlockSchedule> schedule_;
+  std::atomic<uint64_t> turn_{0};                    // blocks of the order that let the next go
+  std::unique_ptr<std::atomic<bool>[]> turn_given_;  // per fiber
 
   std::mutex error_mu_;
   Status error_;

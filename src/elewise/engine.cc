@@ -24,6 +24,7 @@
 
 #include "tessera/core/float16.h"
 #include "tessera/device/block.h"
+#include "tessera/device/gm_access.h"
 #include "tessera/kernel/vector_types.h"
 #endif
 
@@ -1028,8 +1029,46 @@ uint64_t RegisterBytes(const tile::ProgramView& program, uint32_t tile_elems) {
   return (program.num_regs + 2 * program.reduced.size()) * uint64_t{tile_elems} * 4 + 64;
 }
 
+namespace {
+
+// Checked mode: the output bytes that units [begin, begin + count) write (stores and reduction
+// results), for the device's race and unwritten-output checks.
+void NoteWrites(const BlockParams& p, int64_t begin, int64_t count) {
+  const auto note = [](const Operand& o, int64_t offset, int64_t elems) {
+    const size_t es = DataTypeSize(o.dtype);
+    device::NoteGmAccess(device::GmAccess::kWrite,
+                         static_cast<const char*>(o.ptr) + static_cast<size_t>(offset) * es,
+                         static_cast<size_t>(elems) * es, "elewise store");
+  };
+  for (const tile::Instr& in : p.program.instrs) {
+    if (in.op != tile::OpCode::kStore) continue;
+    const Operand& o = p.operands[in.index];
+    switch (p.traversal) {
+      case Traversal::kRows:
+        for (int64_t r = begin; r < begin + count; ++r)
+          note(o, r * o.row_stride, p.cols);
+        break;
+      case Traversal::kColumns:
+        for (int64_t r = 0; r < p.rows; ++r)
+          note(o, r * o.row_stride + begin, count);
+        break;
+      default:
+        note(o, begin, count);
+        break;
+    }
+  }
+  // A reduction's result: one element per row (AR) or column (RA).
+  for (const tile::ReducedInfo& info : p.program.reduced) {
+    if (info.target_param >= 0)
+      note(p.operands[static_cast<size_t>(info.target_param)], begin, count);
+  }
+}
+
+}  // namespace
+
 void RunBlock(const BlockParams& params, int64_t begin, int64_t count) {
   if (count <= 0) return;
+  if (device::RecordingGmAccess()) NoteWrites(params, begin, count);
   HWY_DYNAMIC_DISPATCH(RunBlockImpl)(params, begin, count);
 }
 

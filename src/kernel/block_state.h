@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tessera/device/block.h"
+#include "tessera/kernel/data_copy.h"
 #include "tessera/kernel/sync.h"
 
 namespace tessera::kernel::detail {
@@ -23,6 +24,11 @@ struct KernelBlockState {
     uint8_t unit_flag;
   };
   std::vector<UnitFlagRecord> unit_flags;
+  // Checked mode: 1 per UB byte written since TPipe::InitBuffer handed it out, 0 if never
+  // (created by the first InitBuffer of a UB buffer; empty: nothing tracked).
+  std::vector<uint8_t> ub_shadow;
+  // SetAtomicAdd's element type while UB -> GM copies accumulate.
+  AtomicType atomic = AtomicType::kNone;
 };
 
 // The running block's state, created on first use. Fails (throws) outside a kernel.

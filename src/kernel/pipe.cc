@@ -202,7 +202,8 @@ void QueueBase::EnQue(const void* addr, uint32_t generation) {
     Slot& s = slots_[i];
     if (s.addr != addr) continue;
     if (s.state == Slot::State::kFree || (checked_ && s.generation != generation)) {
-      KernelFail("EnQue", Name() + ": the tensor was already freed with FreeTensor");
+      KernelFail("EnQue",
+                 Name() + ": use after FreeTensor: the tensor was already freed with FreeTensor");
     }
     if (count_ >= depth_) {
       KernelFail("EnQue", Name() + " is full (" + std::to_string(count_) + " tensors enqueued)");
@@ -293,6 +294,7 @@ std::byte* TPipe::Take(uint64_t bytes, TPosition pos) {
   }
   std::byte* p = base + used;
   used += bytes;
+  if (m == detail::Memory::kUb && CheckedLaunch()) detail::ShadowFresh(p, bytes);
   return p;
 }
 

@@ -513,6 +513,17 @@ Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
   device::LaunchConfig config{plan.block_dim, plan.kernel_type, plan.kernel_name.c_str()};
   for (uint64_t b : executor.bytes_)
     config.bytes_moved += b;  // inputs and outputs: what the trace's GB/s counts
+  // Checked mode: the blocks together must write every byte of every output.
+  std::vector<device::ByteRange> outputs;
+  if (device::CheckedMode()) {
+    for (size_t i = plan.num_inputs; i < executor.addresses_.size(); ++i) {
+      const uint64_t bytes = i < executor.bytes_.size() ? executor.bytes_[i] : 0;
+      if (executor.addresses_[i] != nullptr && bytes > 0)
+        outputs.push_back(device::ByteRange{executor.addresses_[i], bytes});
+    }
+    config.must_write = outputs.data();
+    config.must_write_count = static_cast<uint32_t>(outputs.size());
+  }
   return device::Launch(config, RunEntry, stream, plan.entry, pack);
 }
 

@@ -22,6 +22,12 @@ namespace tessera::device {
 // blockDim limit, as on the NPU.
 inline constexpr uint32_t kMaxBlockDim = 65535;
 
+// A range of device memory.
+struct ByteRange {
+  const void* ptr = nullptr;
+  uint64_t bytes = 0;
+};
+
 struct LaunchConfig {
   uint32_t block_dim = 1;
   KernelType type = KernelType::kAiv;
@@ -33,6 +39,10 @@ struct LaunchConfig {
   // Bytes the launch reads and writes in global memory, when the caller knows them; the trace
   // (TESSERA_TRACE) records them so `tessera trace summary` can show GB/s. 0: unknown.
   uint64_t bytes_moved = 0;
+  // Checked mode: ranges the blocks together must write (copied at launch). When the launch ends,
+  // the first bytes of a range no block wrote are reported (outputs left unwritten).
+  const ByteRange* must_write = nullptr;
+  uint32_t must_write_count = 0;
 };
 
 namespace detail {
@@ -48,7 +58,8 @@ struct LaunchRequest {
   void (*invoke)(void* payload) = nullptr;
   void (*destroy)(void* payload) = nullptr;
   void* payload = nullptr;
-  std::vector<PointerArg> pointers;  // filled only in checked mode
+  std::vector<PointerArg> pointers;   // filled only in checked mode
+  std::vector<ByteRange> must_write;  // checked mode: config.must_write, copied
 };
 
 // Takes ownership of req.payload (destroys it on every path).
@@ -102,7 +113,7 @@ Status Launch(const LaunchConfig& config, void (*kernel)(Params...), const Strea
 
 template <class... Params, class... Args>
 Status Launch(void (*kernel)(Params...), uint32_t block_dim, const Stream& stream, Args&&... args) {
-  return Launch(LaunchConfig{block_dim, KernelType::kAiv, nullptr, true}, kernel, stream,
+  return Launch(LaunchConfig{block_dim, KernelType::kAiv}, kernel, stream,
                 std::forward<Args>(args)...);
 }
 

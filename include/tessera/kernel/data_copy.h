@@ -13,6 +13,8 @@
 #include <string>
 #include <type_traits>
 
+#include "tessera/core/float16.h"
+#include "tessera/device/gm_access.h"
 #include "tessera/kernel/check.h"
 #include "tessera/kernel/global_tensor.h"
 #include "tessera/kernel/local_tensor.h"
@@ -50,8 +52,32 @@ namespace detail {
 
 inline constexpr uint32_t kBlockBytes = 32;
 
-// Copies into global memory; `streaming` selects non-temporal stores.
-void CopyToGlobal(void* dst, const void* src, size_t bytes, bool streaming);
+// Copies into global memory through `api`; `streaming` selects non-temporal stores. Between
+// SetAtomicAdd and SetAtomicNone it adds the elements to GM atomically instead. In checked mode it
+// records the write for the race and unwritten-output checks.
+void CopyToGlobal(void* dst, const void* src, size_t bytes, bool streaming, const char* api);
+
+// The element type of SetAtomicAdd.
+enum class AtomicType : uint8_t { kNone = 0, kF32, kF16, kBF16, kS32, kS16, kS8 };
+void SetAtomicType(AtomicType type);
+template <class T>
+constexpr AtomicType AtomicTypeOf() {
+  if constexpr (std::is_same_v<T, float>) {
+    return AtomicType::kF32;
+  } else if constexpr (std::is_same_v<T, half>) {
+    return AtomicType::kF16;
+  } else if constexpr (std::is_same_v<T, bfloat16>) {
+    return AtomicType::kBF16;
+  } else if constexpr (std::is_same_v<T, int32_t>) {
+    return AtomicType::kS32;
+  } else if constexpr (std::is_same_v<T, int16_t>) {
+    return AtomicType::kS16;
+  } else {
+    static_assert(std::is_same_v<T, int8_t>,
+                  "SetAtomicAdd: T must be float, half, bfloat16_t, int32_t, int16_t or int8_t");
+    return AtomicType::kS8;
+  }
+}
 
 // Streaming pays off when the destination tensor is larger than the caches it would evict.
 inline bool PreferStreaming(uint64_t extent_bytes, size_t copy_bytes) {
@@ -75,6 +101,11 @@ void CheckCountCopy(const char* api, bool checked, const void* ub_dst, const voi
   }
 }
 
+// Checked mode: the running block's GM reads, for the race check.
+inline void NoteGmRead(const void* p, size_t bytes, const char* api) {
+  device::NoteGmAccess(device::GmAccess::kRead, p, bytes, api);
+}
+
 // Elements spanned by a 2-D copy whose blocks are `len` units long with `gap` units between them.
 inline uint64_t SpanUnits(uint16_t count, uint64_t len, uint64_t gap) {
   return count == 0 ? 0 : uint64_t{count} * len + uint64_t{count - 1u} * gap;
@@ -88,6 +119,7 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t co
   detail::CheckCountCopy<T>("DataCopy", dst.checked(), dst.data(), nullptr, count);
   dst.CheckRange(count, "DataCopy", "destination");
   src.CheckRange(count, "DataCopy", "source");
+  if (src.checked()) detail::NoteGmRead(src.data(), size_t{count} * sizeof(T), "DataCopy");
   std::memcpy(dst.data(), src.data(), size_t{count} * sizeof(T));
 }
 
@@ -98,8 +130,12 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t co
   dst.CheckRange(count, "DataCopy", "destination");
   src.CheckRange(count, "DataCopy", "source");
   const size_t bytes = size_t{count} * sizeof(T);
+  if (src.checked()) {
+    detail::ShadowCheckRead(src.data(), bytes, src.data(), sizeof(T), src.GetPosition(), "DataCopy",
+                            "source");
+  }
   detail::CopyToGlobal(dst.data(), src.data(), bytes,
-                       detail::PreferStreaming(dst.GetSize() * sizeof(T), bytes));
+                       detail::PreferStreaming(dst.GetSize() * sizeof(T), bytes), "DataCopy");
 }
 
 // UB -> UB, `count` elements.
@@ -137,8 +173,17 @@ void StridedCopy(const Dst& dst, const Src& src, const DataCopyParams& p, bool t
   const T* s = src.data();
   const size_t bytes = p.blockLen * kBlockBytes;
   for (uint16_t b = 0; b < p.blockCount; ++b) {
+    if constexpr (std::is_same_v<Src, GlobalTensor<T>>) {
+      if (src.checked()) NoteGmRead(s, bytes, "DataCopy(DataCopyParams)");
+    }
     if (to_global) {
-      CopyToGlobal(d, s, bytes, false);
+      if constexpr (std::is_same_v<Src, LocalTensor<T>>) {
+        if (src.checked()) {
+          ShadowCheckRead(s, bytes, src.data(), sizeof(T), src.GetPosition(),
+                          "DataCopy(DataCopyParams)", "source");
+        }
+      }
+      CopyToGlobal(d, s, bytes, false, "DataCopy(DataCopyParams)");
     } else {
       std::memmove(d, s, bytes);
     }
@@ -195,6 +240,7 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
         row[i] = pad.paddingValue;
       row += pad.leftPadding;
     }
+    if (src.checked()) detail::NoteGmRead(from, p.blockLen, "DataCopyPad");
     std::memcpy(row, from, p.blockLen);
     if (pad.isPad) {
       for (uint8_t i = 0; i < pad.rightPadding; ++i)
@@ -228,8 +274,24 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
   }
   for (uint16_t b = 0; b < p.blockCount; ++b) {
     auto* to = reinterpret_cast<std::byte*>(dst.data()) + gm_pitch * b;
-    detail::CopyToGlobal(to, src.data() + ub_pitch * b, p.blockLen, false);
+    if (src.checked()) {
+      detail::ShadowCheckRead(src.data() + ub_pitch * b, p.blockLen, src.data(), sizeof(T),
+                              src.GetPosition(), "DataCopyPad", "source");
+    }
+    detail::CopyToGlobal(to, src.data() + ub_pitch * b, p.blockLen, false, "DataCopyPad");
   }
+}
+
+// Ascend C's atomic accumulation into GM: after SetAtomicAdd<T>(), DataCopy and DataCopyPad from
+// UB to GM add their T elements to what GM holds (atomically, so blocks may add into the same
+// output) until SetAtomicNone(). Checked mode treats such adds of different blocks to the same
+// bytes as no race.
+template <class T>
+void SetAtomicAdd() {
+  detail::SetAtomicType(detail::AtomicTypeOf<T>());
+}
+inline void SetAtomicNone() {
+  detail::SetAtomicType(detail::AtomicType::kNone);
 }
 
 }  // namespace tessera::kernel

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tessera/device/gm_access.h"
 #include "tessera/device/memory.h"
 #include "tessera/kernel/check.h"
 
@@ -36,10 +37,16 @@ class GlobalTensor {
 
   T GetValue(uint64_t index) const {
     CheckIndex(index, "GlobalTensor::GetValue");
+    if (checked_)
+      device::NoteGmAccess(device::GmAccess::kRead, data_ + index, sizeof(T),
+                           "GlobalTensor::GetValue");
     return data_[index];
   }
   void SetValue(uint64_t index, T value) const {
     CheckIndex(index, "GlobalTensor::SetValue");
+    if (checked_)
+      device::NoteGmAccess(device::GmAccess::kWrite, data_ + index, sizeof(T),
+                           "GlobalTensor::SetValue");
     data_[index] = value;
   }
   T& operator()(uint64_t index) const {

@@ -35,6 +35,22 @@ enum class TPosition : uint8_t {
 
 const char* TPositionName(TPosition pos);
 
+namespace detail {
+// Checked mode: which bytes of this block's UB were written since TPipe::InitBuffer handed them
+// out (UB outside TPipe buffers counts as written). Each call is a no-op for addresses outside UB.
+void ShadowFresh(const void* p, uint64_t bytes);    // a new buffer: never written
+void ShadowWritten(const void* p, uint64_t bytes);  // written by an instruction
+// An elementwise instruction: byte i of dst is written iff byte i of a (and of b, unless null) is.
+void ShadowPropagate(const void* dst, const void* a, const void* b, uint64_t bytes);
+// Cast: element i of dst (dst_size bytes) is written iff element i of src (src_size bytes) is.
+void ShadowPropagateCast(const void* dst, uint32_t dst_size, const void* src, uint32_t src_size,
+                         uint64_t count);
+// Fails the block when a byte of [p, p + bytes) was never written: `tensor` is the start of the
+// view the instruction was given (for the offset), `elem` its element size.
+void ShadowCheckRead(const void* p, uint64_t bytes, const void* tensor, uint32_t elem,
+                     TPosition pos, const char* api, const char* role);
+}  // namespace detail
+
 template <class T>
 class LocalTensor {
  public:
@@ -65,10 +81,13 @@ class LocalTensor {
   }
   void SetValue(uint32_t index, T value) const {
     CheckIndex(index, "LocalTensor::SetValue");
+    if (checked_) detail::ShadowWritten(data_ + index, sizeof(T));
     data_[index] = value;
   }
+  // May be a write: the element counts as written in checked mode.
   T& operator()(uint32_t index) const {
     CheckIndex(index, "LocalTensor::operator()");
+    if (checked_) detail::ShadowWritten(data_ + index, sizeof(T));
     return data_[index];
   }
   // The view starting `offset` elements in (offset == size gives an empty view).
@@ -93,13 +112,15 @@ class LocalTensor {
   const uint32_t* generation() const { return generation_; }
   uint32_t seen_generation() const { return seen_; }
 
-  // Checked mode: fails the block unless [0, count) lies in this view of a live buffer.
+  // Checked mode: fails the block unless [0, count) lies in this view of a live buffer. A
+  // destination role ("dst", "destination ...") marks the elements written.
   void CheckRange(uint64_t count, const char* api, const char* role) const {
     TESSERA_KERNEL_CHECK(checked_, count <= size_ && Live(), api,
-                         std::string(role) +
-                             (Live() ? "" : " (a tensor already freed with FreeTensor)") +
-                             ": count " + std::to_string(count) + " exceeds the tensor's " +
-                             std::to_string(size_) + " elements");
+                         std::string(role) + ": " +
+                             (Live() ? "count " + std::to_string(count) + " exceeds the tensor's " +
+                                           std::to_string(size_) + " elements"
+                                     : UseAfterFree()));
+    if (checked_ && role[0] == 'd') detail::ShadowWritten(data_, count * sizeof(T));
   }
 
  private:
@@ -107,9 +128,14 @@ class LocalTensor {
     TESSERA_KERNEL_CHECK(checked_, index < size_ && Live(), api, Describe(index, "index"));
   }
   std::string Describe(uint32_t value, const char* what) const {
-    if (!Live()) return "the tensor's buffer was already freed with FreeTensor";
+    if (!Live()) return UseAfterFree();
     return std::string(what) + " " + std::to_string(value) + " is outside the tensor's " +
            std::to_string(size_) + " elements (" + TPositionName(pos_) + ")";
+  }
+
+  std::string UseAfterFree() const {
+    return std::string("use after FreeTensor: the tensor's buffer (") + TPositionName(pos_) +
+           ") was already freed with FreeTensor";
   }
 
   T* data_ = nullptr;

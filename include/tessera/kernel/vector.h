@@ -18,8 +18,8 @@
 
 #include "tessera/core/float16.h"
 #include "tessera/kernel/check.h"
-#include "tessera/kernel/local_tensor.h"
 #include "tessera/kernel/detail/vector_dispatch.h"
+#include "tessera/kernel/local_tensor.h"
 #include "tessera/kernel/vector_types.h"
 
 namespace tessera::kernel {
@@ -49,6 +49,7 @@ void RunBinary(BinaryOp op, const char* api, const LocalTensor<T>& dst, const Lo
     CheckCount(dst, count, api, "dst");
     CheckCount(a, count, api, "src0");
     CheckCount(b, count, api, "src1");
+    detail::ShadowPropagate(dst.data(), a.data(), b.data(), uint64_t(count) * sizeof(T));
   }
   if (count > 0) Binary(op, DTypeOf<T>(), dst.data(), a.data(), b.data(), count);
 }
@@ -59,6 +60,7 @@ void RunScalar(ScalarOp op, const char* api, const LocalTensor<T>& dst, const Lo
   if (dst.checked()) {
     CheckCount(dst, count, api, "dst");
     CheckCount(src, count, api, "src");
+    detail::ShadowPropagate(dst.data(), src.data(), nullptr, uint64_t(count) * sizeof(T));
   }
   if (count > 0) BinaryScalar(op, DTypeOf<T>(), dst.data(), src.data(), ToScalar(s), count);
 }
@@ -69,6 +71,7 @@ void RunUnary(UnaryOp op, const char* api, const LocalTensor<T>& dst, const Loca
   if (dst.checked()) {
     CheckCount(dst, count, api, "dst");
     CheckCount(src, count, api, "src");
+    detail::ShadowPropagate(dst.data(), src.data(), nullptr, uint64_t(count) * sizeof(T));
   }
   if (count > 0) Unary(op, DTypeOf<T>(), dst.data(), src.data(), count);
 }
@@ -89,7 +92,9 @@ void CheckRepeatExtent(const LocalTensor<T>& t, const uint64_t bits[2], uint8_t 
                            ", blkStride " + std::to_string(blk_stride) +
                            ") touches elements up to " + std::to_string(end) +
                            ", beyond the tensor's " + std::to_string(t.GetSize()) + " elements" +
-                           (t.Live() ? "" : " (or the tensor was freed)"));
+                           (t.Live() ? "" : " (or the tensor was freed: use after FreeTensor)"));
+  // The elements between masked lanes count as written too (no propagation through masks).
+  if (role[0] == 'd') detail::ShadowWritten(t.data(), end * sizeof(T));
 }
 
 template <class T>
@@ -353,6 +358,7 @@ void Cast(const LocalTensor<U>& dst, const LocalTensor<T>& src, RoundMode mode, 
   if (dst.checked()) {
     vec::CheckCount(dst, static_cast<int32_t>(count), "Cast", "dst");
     vec::CheckCount(src, static_cast<int32_t>(count), "Cast", "src");
+    detail::ShadowPropagateCast(dst.data(), sizeof(U), src.data(), sizeof(T), count);
   }
   if (count == 0) return;
   const bool ok =
@@ -379,6 +385,7 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
         true, mask_bytes <= uint64_t{dst.GetSize()} * sizeof(U) && dst.Live(), "Compare",
         "dst: count " + std::to_string(count) + " needs " + std::to_string(mask_bytes) +
             " mask bytes, the tensor has " + std::to_string(uint64_t{dst.GetSize()} * sizeof(U)));
+    detail::ShadowWritten(dst.data(), mask_bytes);
   }
   if (count == 0) return;
   vec::Compare(mode, vec::DTypeOf<T>(), reinterpret_cast<uint8_t*>(dst.data()), src0.data(),

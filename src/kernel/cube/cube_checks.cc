@@ -33,7 +33,8 @@ void CheckAligned(const char* api, const char* role, const CubeOperand& t, uint3
 
 void CheckExtent(const char* api, const char* role, const CubeOperand& t, uint64_t elements) {
   if (!t.live) {
-    KernelFail(api, std::string(role) + " is a tensor already freed with FreeTensor");
+    KernelFail(api, std::string(role) + ": use after FreeTensor: the tensor (" +
+                        TPositionName(t.pos) + ") was already freed with FreeTensor");
   }
   if (elements > t.elements) {
     KernelFail(api, std::string(role) + " (" + TPositionName(t.pos) + ", " + CubeTypeName(t.type) +

@@ -8,6 +8,7 @@
 #include "../block_state.h"
 #include "cube_internal.h"
 #include "mmad_kernels.h"
+#include "tessera/device/gm_access.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -292,6 +293,35 @@ Conv PickConversion(CubeType in, CubeType out, QuantMode_t q, bool* vector_words
 
 }  // namespace
 
+namespace {
+
+// Checked mode: the GM bytes a Fixpipe writes, row by row (ND) or 32-byte column block by block
+// (Nz), for the race and unwritten-output checks.
+void NoteFixpipeWrites(const CubeOperand& dst, const FixpipeParamsV220& p, CO2Layout format,
+                       uint32_t c0_out) {
+  const uint32_t out_elem = CubeTypeBytes(dst.type);
+  const uint64_t block_bytes = uint64_t{p.dstStride} * 32;
+  for (uint32_t i = 0; i < p.ndNum; ++i) {
+    const auto* d_mat =
+        static_cast<const std::byte*>(dst.data) + uint64_t{i} * p.dstNdStride * out_elem;
+    for (uint64_t j = 0; j < p.mSize; ++j) {
+      if (format == CO2Layout::ROW_MAJOR) {
+        device::NoteGmAccess(device::GmAccess::kWrite, d_mat + j * p.dstStride * out_elem,
+                             size_t{p.nSize} * out_elem, "Fixpipe");
+        continue;
+      }
+      for (uint64_t c = 0; c < p.nSize; c += c0_out) {
+        const uint64_t len = std::min<uint64_t>(c0_out, p.nSize - c);
+        device::NoteGmAccess(device::GmAccess::kWrite,
+                             d_mat + (c / c0_out) * block_bytes + j * c0_out * out_elem,
+                             len * out_elem, "Fixpipe");
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void RunFixpipe(const CubeOperand& dst, const CubeOperand& src, const CubeOperand* quant,
                 const FixpipeParamsV220& p, CO2Layout format) {
   constexpr const char* kApi = "Fixpipe";
@@ -350,6 +380,7 @@ void RunFixpipe(const CubeOperand& dst, const CubeOperand& src, const CubeOperan
                       (m - 1) * c0_out + c0_out);
     }
     if (quant != nullptr) CheckExtent(kApi, "cbufWorkspace", *quant, n);
+    if (dst.pos == TPosition::GM) NoteFixpipeWrites(dst, p, format, c0_out);
   }
   const bool out_signed = dst.type == CubeType::kS8;
   const auto* words = quant ? static_cast<const uint64_t*>(quant->data) : nullptr;

@@ -8,6 +8,7 @@
 #include "cube_internal.h"
 #include "mmad_kernels.h"
 #include "mmad_layout.h"
+#include "tessera/device/gm_access.h"
 
 #if defined(__x86_64__)
 #include <emmintrin.h>
@@ -209,6 +210,15 @@ void CopyNd2Nz(const CubeOperand& dst, const CubeOperand& src, const Nd2NzParams
                 uint64_t{p.ndNum - 1u} * p.dstNzMatrixStride +
                     uint64_t{blocks - 1} * p.dstNzC0Stride * c0 +
                     uint64_t{p.nValue - 1u} * p.dstNzNStride * c0 + c0);
+    for (uint32_t i = 0; i < p.ndNum; ++i) {
+      for (uint32_t r = 0; r < p.nValue; ++r) {
+        device::NoteGmAccess(
+            device::GmAccess::kRead,
+            static_cast<const std::byte*>(src.data) +
+                (uint64_t{i} * p.srcNdMatrixStride + uint64_t{r} * p.srcDValue) * elem,
+            size_t{p.dValue} * elem, kApi);
+      }
+    }
   }
   const uint32_t full = p.dValue / c0;
   const uint32_t tail_bytes = (p.dValue % c0) * elem;

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "tessera/device/block.h"
+#include "tessera/device/gm_access.h"
 #include "tessera/device/memory.h"
 #include "tessera/kernel/check.h"
 #include "tessera/tiling/matmul_tiling.h"
@@ -98,14 +99,22 @@ inline std::byte* MatmulCBuffer(void* workspace, uint32_t group, uint32_t sub) {
 
 // The handshake words are shared by fibers on different threads; seq_cst keeps the
 // throttled/waits pair free of lost wake-ups (each side writes one, then reads the other).
+// In checked mode they are also release/acquire points of the race check (gm_access.h): the C
+// buffer a server wrote before Store(served) is ordered before the client's reads after it.
 inline uint64_t Load(const uint64_t& v) {
-  return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(v)).load(std::memory_order_seq_cst);
+  const uint64_t x =
+      std::atomic_ref<uint64_t>(const_cast<uint64_t&>(v)).load(std::memory_order_seq_cst);
+  device::NoteAcquire(&v);
+  return x;
 }
 inline void Store(uint64_t& v, uint64_t x) {
+  device::NoteRelease(&v);
   std::atomic_ref<uint64_t>(v).store(x, std::memory_order_seq_cst);
 }
 inline void FetchAdd(uint64_t& v, uint64_t x) {
+  device::NoteRelease(&v);
   std::atomic_ref<uint64_t>(v).fetch_add(x, std::memory_order_seq_cst);
+  device::NoteAcquire(&v);
 }
 
 inline int64_t CeilDiv(int64_t a, int64_t b) {
@@ -142,8 +151,10 @@ inline void MatmulConsumeReply(MatmulClientLink& link) {
   // One ring per throttle episode (whoever takes the token), so the server's own counter never
   // piles up either.
   uint64_t& throttled = MatmulHeader(link.workspace, link.group)->throttled;
-  if (std::atomic_ref<uint64_t>(throttled).exchange(0, std::memory_order_seq_cst) != 0)
-    MatmulRing(link);
+  device::NoteRelease(&throttled);
+  const uint64_t was = std::atomic_ref<uint64_t>(throttled).exchange(0, std::memory_order_seq_cst);
+  device::NoteAcquire(&throttled);
+  if (was != 0) MatmulRing(link);
 }
 // Waits for the server to finish this AIV's request number `seq`.
 inline void MatmulAwaitReply(MatmulClientLink& link, uint64_t seq) {
