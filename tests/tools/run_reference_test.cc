@@ -122,6 +122,37 @@ TEST(RunReferenceTest, ExampleCustomAddAndBuiltinAddAreEachCheckedByTheirOwnDefi
   EXPECT_EQ(builtin["check"]["ok"], true);
 }
 
+// The matmul ops' references set the call's tolerance (CATLASS's rtol by K and dtype, as ulps of
+// the output dtype), which the check reports.
+TEST(RunReferenceTest, BuiltinMatmulOpsAreCheckedWithTheTolerancesTheirReferencesSet) {
+  struct Case {
+    std::string args;
+    double ulps;
+  };
+  const Case cases[] = {
+      {"MatMul --shape 9,2100 --shape 2100,5 --shape 5 --out-shape 9,5 --dtype float32",
+       0x1p23 / 128},
+      {"MatMul --shape 9,40 --shape 5,40 --shape 5 --out-shape 9,5 --attr transpose_x2=true "
+       "--dtype float16",
+       (1.0 / 256 + 0x1p-8) / 0x1p-10},
+      {"BatchMatMul --shape 3,1,9,40 --shape 2,40,5 --out-shape 3,2,9,5 --dtype bfloat16",
+       (1.0 / 256 + 0x1p-7) / 0x1p-7},
+      {"Addmm --shape 5 --shape 9,40 --shape 40,5 --out-shape 9,5 --attr beta=-2 --dtype float32",
+       0x1p23 / 256},
+      {"MatMulAct --shape 9,40 --shape 40,5 --shape 5 --out-shape 9,5 --attr act=gelu "
+       "--dtype float32",
+       0x1p23 / 256},
+      {"MatMul --shape 9,40 --shape 40,5 --shape 5 --out-shape 9,5 --dtype int8,int8,int32 "
+       "--out-dtype int32",
+       0}};
+  for (const Case& c : cases) {
+    const nlohmann::json j = RunJson("run " + c.args + " --iters 1");
+    EXPECT_EQ(j["check"]["source"], "op definition") << c.args;
+    EXPECT_EQ(j["check"]["ok"], true) << c.args << ": " << j["check"].dump();
+    EXPECT_EQ(j["check"]["tolerance_ulps"], c.ulps) << c.args;
+  }
+}
+
 // The data of an .npy file the writer produced: the bytes after its header.
 std::string NpyData(const std::string& file, const std::string& expect_dict) {
   EXPECT_EQ(file.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));

@@ -47,8 +47,8 @@ std::pair<double, double> IntRange(DataType d) {
   }
 }
 
-}  // namespace
-
+// Compares `got` with `want` (same desc) element by element with the tolerance of op_reference.h;
+// `magnitudes` empty (|want| is the scale) or one per element.
 CheckResult CompareOutputs(const HostTensor& got, const HostTensor& want, double ulps,
                            const std::vector<double>& magnitudes) {
   const DataType od = got.desc().dtype;
@@ -79,6 +79,21 @@ CheckResult CompareOutputs(const HostTensor& got, const HostTensor& want, double
   r.reference = "op definition";
   return r;
 }
+
+// Merges the check of another output into `total` (first_mismatch stays the first output's).
+void MergeCheck(CheckResult& total, const CheckResult& more) {
+  if (total.first_mismatch < 0 && more.first_mismatch >= 0) {
+    total.first_mismatch = total.checked + more.first_mismatch;
+  }
+  total.ok = total.ok && more.ok;
+  total.checked += more.checked;
+  total.mismatches += more.mismatches;
+  total.max_abs_error = std::max(total.max_abs_error, more.max_abs_error);
+  total.max_rel_error = std::max(total.max_rel_error, more.max_rel_error);
+  total.ulps = std::max(total.ulps, more.ulps);
+}
+
+}  // namespace
 
 Result<CheckResult> CheckAgainstOpReference(const runtime::OpDef& def, const runtime::OpCall& call,
                                             const std::vector<HostTensor>& inputs,
@@ -143,18 +158,6 @@ Result<CheckResult> CheckAgainstOpReference(const runtime::OpDef& def, const run
     }
   }
   return total;
-}
-
-void MergeCheck(CheckResult& total, const CheckResult& more) {
-  if (total.first_mismatch < 0 && more.first_mismatch >= 0) {
-    total.first_mismatch = total.checked + more.first_mismatch;
-  }
-  total.ok = total.ok && more.ok;
-  total.checked += more.checked;
-  total.mismatches += more.mismatches;
-  total.max_abs_error = std::max(total.max_abs_error, more.max_abs_error);
-  total.max_rel_error = std::max(total.max_rel_error, more.max_rel_error);
-  total.ulps = std::max(total.ulps, more.ulps);
 }
 
 void FillRandom(const runtime::OpParamDef* param, size_t index, uint32_t seed, HostTensor& t) {

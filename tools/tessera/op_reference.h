@@ -11,9 +11,7 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "op_call_args.h"
@@ -38,18 +36,12 @@ struct CheckResult {
 };
 
 // Runs `def`'s Reference() (precondition: def.reference() is set) on the present inputs of `call`
-// (`inputs`, in order) and compares each of `outputs` (the kernel's, one per call output) with it.
+// (`inputs`, in order) and compares each of `outputs` (the kernel's, one per call output) with it
+// by the tolerance above; the result covers all outputs, first_mismatch counted across them.
 // A failing or throwing reference, and one that sets a tolerance that is not finite and >= 0 or
 // magnitudes of the wrong count, is the returned error, naming the op.
 Result<CheckResult> CheckAgainstOpReference(const runtime::OpDef& def, const runtime::OpCall& call,
                                             const std::vector<HostTensor>& inputs,
                                             const std::vector<HostTensor>& outputs);
-// Compares `got` with `want` (same desc) element by element with the tolerance above; `magnitudes`
-// empty (|want| is the scale) or one per element.
-CheckResult CompareOutputs(const HostTensor& got, const HostTensor& want, double ulps,
-                           const std::vector<double>& magnitudes);
-
-// Merges the check of another output into `total` (first_mismatch stays the first output's).
-void MergeCheck(CheckResult& total, const CheckResult& more);
 
 }  // namespace tessera::cli
