@@ -6,6 +6,7 @@
 
 #include "../common/host_common.h"
 #include "../common/op_keys.h"
+#include "../common/reference_common.h"
 #include "cast_tiling.h"
 #include "tessera/runtime/op_registration.h"
 
@@ -89,7 +90,9 @@ Status CastInferShape(runtime::InferShapeContext& ctx) {
   return OkStatus();
 }
 
-// Every (source, destination) pair of kCastTypes, identity included (a copy).
+// Every (source, destination) pair of kCastTypes, identity included (a copy). The reference is
+// the conversion itself: storing x in y's dtype rounds to nearest even (float types) or
+// truncates toward zero (int32); 1 ulp.
 class CastOp : public runtime::OpDef {
  public:
   CastOp() : OpDef("Cast") {
@@ -105,6 +108,11 @@ class CastOp : public runtime::OpDef {
     SetTiling(CastTiling);
     SetInferShape(CastInferShape);
     TilingDataType<CastTilingData>();
+    Reference(
+        [](const runtime::ReferenceArgs& args) {
+          return ElementwiseReference(args, 0, [](double x, double) { return x; });
+        },
+        1);
     for (const char* soc : kBuiltinSocs)
       AddConfig(soc);
   }

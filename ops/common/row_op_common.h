@@ -11,6 +11,7 @@
 #include "op_keys.h"
 #include "tessera/core/float16.h"
 #include "tessera/elewise/op_kernel.h"
+#include "tessera/runtime/op_def.h"
 #include "tessera/runtime/tiling_context.h"
 
 namespace tessera::ops {
@@ -108,6 +109,25 @@ Status SetRowOpTiling(runtime::TilingContext& ctx, const elewise::op_kernel::OpA
   ctx.SetTilingData(t->data);
   if (t->workspace_bytes > 0) ctx.SetWorkspaceSizes({t->workspace_bytes});
   return OkStatus();
+}
+
+// The row ops' references compute in long double; the kernels reduce in fp32 over long rows, so a
+// float32 output passes within 128 ulps (2^-16) of the reference's scale, float16 and bfloat16
+// within 1 ulp. Declared as the Reference() ulps; RowOpUlps sets a call's.
+inline constexpr double kRowOpFloat32Ulps = 128;
+inline void SetRowOpUlps(const runtime::ReferenceArgs& args) {
+  args.ulps = args.outputs.at(0).desc.dtype == DataType::kFloat32 ? kRowOpFloat32Ulps : 1;
+}
+
+// Rows (the last axis) of a reference tensor of rank >= 1.
+struct RefRows {
+  int64_t count = 0;
+  int64_t width = 0;
+};
+inline RefRows RowsOf(const runtime::ReferenceTensor& x) {
+  const Shape& s = x.desc.shape;
+  const int64_t width = s.rank() > 0 ? s.dim(s.rank() - 1) : 0;
+  return RefRows{width > 0 ? x.size() / width : 0, width};
 }
 
 }  // namespace tessera::ops

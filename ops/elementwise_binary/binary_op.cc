@@ -6,6 +6,7 @@
 
 #include "../common/host_common.h"
 #include "../common/op_keys.h"
+#include "../common/reference_common.h"
 #include "binary_tiling.h"
 #include "tessera/runtime/op_registration.h"
 
@@ -144,10 +145,13 @@ const std::vector<DataType> kFloatTypes = {DataType::kFloat32, DataType::kFloat1
 const std::vector<DataType> kFloatAndInt32 = {DataType::kFloat32, DataType::kFloat16,
                                               DataType::kBfloat16, DataType::kInt32};
 
-// y = x1 <op> x2, both inputs of y's dtype.
+using BinaryFn = double (*)(double, double);
+
+// y = x1 <op> x2, both inputs of y's dtype. The reference computes `fn` in double with numpy
+// broadcasting and rounds once to y's dtype: 1 ulp.
 class BinaryOpDef : public runtime::OpDef {
  public:
-  BinaryOpDef(const char* type, const std::vector<DataType>& dtypes) : OpDef(type) {
+  BinaryOpDef(const char* type, const std::vector<DataType>& dtypes, BinaryFn fn) : OpDef(type) {
     const std::vector<Format> nd(dtypes.size(), Format::kND);
     Input("x1").ParamType(runtime::REQUIRED).DataType(dtypes).Format(nd);
     Input("x2").ParamType(runtime::REQUIRED).DataType(dtypes).Format(nd);
@@ -155,24 +159,34 @@ class BinaryOpDef : public runtime::OpDef {
     SetTiling([dtypes](TilingContext& ctx) { return BinaryTiling(ctx, dtypes); });
     SetInferShape(BinaryInferShape);
     TilingDataType<BinaryTilingData>();
+    Reference(
+        [fn](const runtime::ReferenceArgs& args) { return ElementwiseReference(args, 0, fn); }, 1);
     for (const char* soc : kBuiltinSocs)
       AddConfig(soc);
   }
 };
 
-#define TESSERA_BINARY_OP(Name, dtypes)        \
-  class Name##Op : public BinaryOpDef {        \
-   public:                                     \
-    Name##Op() : BinaryOpDef(#Name, dtypes) {} \
-  };                                           \
+#define TESSERA_BINARY_OP(Name, dtypes, fn)        \
+  class Name##Op : public BinaryOpDef {            \
+   public:                                         \
+    Name##Op() : BinaryOpDef(#Name, dtypes, fn) {} \
+  };                                               \
   TESSERA_OP_ADD(Name##Op)
 
-TESSERA_BINARY_OP(Add, kFloatAndInt32);
-TESSERA_BINARY_OP(Sub, kFloatAndInt32);
-TESSERA_BINARY_OP(Mul, kFloatAndInt32);
-TESSERA_BINARY_OP(Div, kFloatTypes);
-TESSERA_BINARY_OP(Maximum, kFloatAndInt32);
-TESSERA_BINARY_OP(Minimum, kFloatAndInt32);
+TESSERA_BINARY_OP(Add, kFloatAndInt32, [](double a, double b) { return a + b; });
+TESSERA_BINARY_OP(Sub, kFloatAndInt32, [](double a, double b) { return a - b; });
+TESSERA_BINARY_OP(Mul, kFloatAndInt32, [](double a, double b) { return a * b; });
+TESSERA_BINARY_OP(Maximum, kFloatAndInt32, [](double a, double b) { return std::max(a, b); });
+TESSERA_BINARY_OP(Minimum, kFloatAndInt32, [](double a, double b) { return std::min(a, b); });
+
+// Divisors drawn away from 0: |x2| in [0.5, 100], either sign.
+class DivOp : public BinaryOpDef {
+ public:
+  DivOp() : BinaryOpDef("Div", kFloatTypes, [](double a, double b) { return a / b; }) {
+    Input("x2").ValueRange(0.5, 100, /*random_sign=*/true);
+  }
+};
+TESSERA_OP_ADD(DivOp);
 
 }  // namespace
 }  // namespace tessera::ops

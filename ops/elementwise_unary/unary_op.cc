@@ -7,6 +7,7 @@
 
 #include "../common/host_common.h"
 #include "../common/op_keys.h"
+#include "../common/reference_common.h"
 #include "tessera/runtime/op_registration.h"
 #include "unary_tiling.h"
 
@@ -77,39 +78,74 @@ const std::vector<DataType> kFloatTypes = {DataType::kFloat32, DataType::kFloat1
 const std::vector<DataType> kFloatAndInt32 = {DataType::kFloat32, DataType::kFloat16,
                                               DataType::kBfloat16, DataType::kInt32};
 
-// y = f(x) (or f(x, value)), y of x's dtype and shape.
+using UnaryFn = double (*)(double x, double value);
+
+// The domain of x: [-100, 100] unless the op narrows it.
+struct Domain {
+  double lo = -100, hi = 100;
+};
+
+// y = f(x) (or f(x, value)), y of x's dtype and shape. The reference computes `fn` in double
+// (value rounded to y's dtype first, as the kernels hold it in the tensor's type) and rounds once
+// to y's dtype: `ulps` 1 for the exact ops, 2 for the transcendental ones (fp32 math within ~1
+// ulp, then rounded).
 class UnaryOpDef : public runtime::OpDef {
  public:
-  UnaryOpDef(const char* type, const std::vector<DataType>& dtypes, bool has_value) : OpDef(type) {
+  UnaryOpDef(const char* type, const std::vector<DataType>& dtypes, bool has_value, UnaryFn fn,
+             double ulps, Domain domain)
+      : OpDef(type) {
     const std::vector<Format> nd(dtypes.size(), Format::kND);
-    Input("x").ParamType(runtime::REQUIRED).DataType(dtypes).Format(nd);
+    Input("x")
+        .ParamType(runtime::REQUIRED)
+        .DataType(dtypes)
+        .Format(nd)
+        .ValueRange(domain.lo, domain.hi);
     Output("y").ParamType(runtime::REQUIRED).DataType(dtypes).Format(nd);
     if (has_value) Attr("value").AttrType(runtime::REQUIRED).Float();
     SetTiling(
         [dtypes, has_value](TilingContext& ctx) { return UnaryTiling(ctx, dtypes, has_value); });
     SetInferShape(SameShapeInferShape);
     TilingDataType<UnaryTilingData>();
+    Reference(
+        [fn, has_value](const runtime::ReferenceArgs& args) {
+          const double value =
+              has_value ? RoundToDtype(args.outputs.at(0).desc.dtype, RefAttr<float>(args, "value"))
+                        : 0;
+          return ElementwiseReference(args, value, fn);
+        },
+        ulps);
     for (const char* soc : kBuiltinSocs)
       AddConfig(soc);
   }
 };
 
-#define TESSERA_UNARY_OP(Name, dtypes, has_value)        \
-  class Name##Op : public UnaryOpDef {                   \
-   public:                                               \
-    Name##Op() : UnaryOpDef(#Name, dtypes, has_value) {} \
-  };                                                     \
+#define TESSERA_UNARY_OP(Name, dtypes, has_value, fn, ulps, domain)        \
+  class Name##Op : public UnaryOpDef {                                     \
+   public:                                                                 \
+    Name##Op() : UnaryOpDef(#Name, dtypes, has_value, fn, ulps, domain) {} \
+  };                                                                       \
   TESSERA_OP_ADD(Name##Op)
 
-TESSERA_UNARY_OP(Abs, kFloatAndInt32, false);
-TESSERA_UNARY_OP(Exp, kFloatTypes, false);
-TESSERA_UNARY_OP(Log, kFloatTypes, false);
-TESSERA_UNARY_OP(Sqrt, kFloatTypes, false);
-TESSERA_UNARY_OP(Rsqrt, kFloatTypes, false);
-TESSERA_UNARY_OP(Relu, kFloatAndInt32, false);
-TESSERA_UNARY_OP(Sigmoid, kFloatTypes, false);
-TESSERA_UNARY_OP(Adds, kFloatAndInt32, true);
-TESSERA_UNARY_OP(Muls, kFloatAndInt32, true);
+TESSERA_UNARY_OP(
+    Abs, kFloatAndInt32, false, [](double x, double) { return std::fabs(x); }, 1, Domain{});
+TESSERA_UNARY_OP(
+    Exp, kFloatTypes, false, [](double x, double) { return std::exp(x); }, 2, (Domain{-10, 10}));
+TESSERA_UNARY_OP(
+    Log, kFloatTypes, false, [](double x, double) { return std::log(x); }, 2, (Domain{1e-3, 1e3}));
+TESSERA_UNARY_OP(
+    Sqrt, kFloatTypes, false, [](double x, double) { return std::sqrt(x); }, 1, (Domain{0, 1e4}));
+TESSERA_UNARY_OP(
+    Rsqrt, kFloatTypes, false, [](double x, double) { return 1 / std::sqrt(x); }, 2,
+    (Domain{1e-3, 1e3}));
+TESSERA_UNARY_OP(
+    Relu, kFloatAndInt32, false, [](double x, double) { return x < 0 ? 0 : x; }, 1, Domain{});
+TESSERA_UNARY_OP(
+    Sigmoid, kFloatTypes, false, [](double x, double) { return 1 / (1 + std::exp(-x)); }, 2,
+    (Domain{-20, 20}));
+TESSERA_UNARY_OP(
+    Adds, kFloatAndInt32, true, [](double x, double v) { return x + v; }, 1, Domain{});
+TESSERA_UNARY_OP(
+    Muls, kFloatAndInt32, true, [](double x, double v) { return x * v; }, 1, Domain{});
 
 }  // namespace
 }  // namespace tessera::ops

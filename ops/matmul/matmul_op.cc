@@ -11,11 +11,15 @@
 // (y int32, exact); bias and self have y's dtype. MatMul without bias and BatchMatMul are cube
 // launches; MatMul with bias, Addmm and MatMulAct are MIX launches whose AIVs run the epilogue.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "../common/host_common.h"
+#include "../common/reference_common.h"
 #include "matmul_tiling.h"
 #include "matmul_types.h"
 #include "tessera/device/device.h"
@@ -401,15 +405,111 @@ void KeyByDtype(runtime::OpDef& def) {
   def.SimplifiedKeys(fragments);
 }
 
+// What the reference of one matmul op reads: which inputs are the product's operands, the
+// transpose attributes, and the epilogue's operands.
+struct ProductRef {
+  size_t a = 0, b = 1;         // the operands' input indices
+  const char* ta = nullptr;    // bool attribute transposing a (null: none)
+  const char* tb = nullptr;    // bool attribute transposing b
+  bool alpha_beta = false;     // Addmm: y = beta * self (input 0) + alpha * a b
+  bool act = false;            // MatMulAct: attributes act, negative_slope
+  std::optional<size_t> bias;  // an optional [N] bias input
+};
+
+// y = act(alpha * a b + bias + beta * self) in double, with numpy broadcasting of the batch dims
+// of a and b (BatchMatMul) and of self into [M, N] (Addmm). The tolerance is CATLASS's:
+// |got - ref| <= rtol * max(1, |ref|), rtol 1/256 for K < 2048 else 1/128, plus the output
+// rounding (2^-8 float16, 2^-7 bfloat16); int32 exact.
+Status ProductReference(const runtime::ReferenceArgs& args, const ProductRef& p) {
+  const runtime::ReferenceTensor& a = *args.inputs.at(p.a);
+  const runtime::ReferenceTensor& b = *args.inputs.at(p.b);
+  const runtime::ReferenceTensor& y = args.outputs.at(0);
+  const bool ta = p.ta != nullptr && RefAttr<bool>(args, p.ta);
+  const bool tb = p.tb != nullptr && RefAttr<bool>(args, p.tb);
+  const Shape &as = a.desc.shape, &bs = b.desc.shape, &os = y.desc.shape;
+  const int64_t m = as.dim(as.rank() - (ta ? 1 : 2)), k = as.dim(as.rank() - (ta ? 2 : 1));
+  const int64_t n = bs.dim(bs.rank() - (tb ? 2 : 1));
+  // Batch offsets of a and b for each output batch (numpy broadcasting over the leading dims).
+  const std::vector<int64_t> batch_dims(os.dims().begin(), os.dims().end() - 2);
+  const auto batch_of = [](const Shape& s) {
+    return *Shape::Make(std::span<const int64_t>(s.dims().data(), s.rank() - 2));
+  };
+  const Shape o_batch = *Shape::Make(std::span<const int64_t>(batch_dims));
+  const std::vector<int64_t> sa = RefBroadcastStrides(batch_of(as), o_batch);
+  const std::vector<int64_t> sb = RefBroadcastStrides(batch_of(bs), o_batch);
+  int64_t batches = 1;
+  for (int64_t d : batch_dims)
+    batches *= d;
+  const double alpha = p.alpha_beta ? RefAttr<float>(args, "alpha") : 1.0;
+  const double beta = p.alpha_beta ? RefAttr<float>(args, "beta") : 1.0;
+  const std::string act = p.act ? RefAttr<std::string>(args, "act") : "none";
+  const double slope = p.act ? RefAttr<float>(args, "negative_slope") : 0;
+  const runtime::ReferenceTensor* bias =
+      p.bias && args.inputs.at(*p.bias) ? &*args.inputs.at(*p.bias) : nullptr;
+  const runtime::ReferenceTensor* self = p.alpha_beta ? &*args.inputs.at(0) : nullptr;
+  std::vector<int64_t> self_strides;
+  if (self != nullptr) {
+    self_strides = RefBroadcastStrides(self->desc.shape, *Shape::Make({m, n}));
+  }
+  const DataType od = y.desc.dtype;
+  const double eps = od == DataType::kFloat32    ? 0x1p-23
+                     : od == DataType::kFloat16  ? 0x1p-10
+                     : od == DataType::kBfloat16 ? 0x1p-7
+                                                 : 0;
+  const double rtol = (k < 2048 ? 1.0 / 256 : 1.0 / 128) + (od == DataType::kFloat16    ? 0x1p-8
+                                                            : od == DataType::kBfloat16 ? 0x1p-7
+                                                                                        : 0);
+  args.ulps = eps == 0 ? 0 : rtol / eps;
+  std::vector<double>& mag = args.magnitudes.emplace_back(static_cast<size_t>(y.size()));
+  std::vector<double> row(static_cast<size_t>(n));
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    int64_t oa = 0, ob = 0, rem = bi;
+    for (size_t d = batch_dims.size(); d-- > 0;) {
+      const int64_t idx = rem % batch_dims[d];
+      rem /= batch_dims[d];
+      oa += idx * sa[d];
+      ob += idx * sb[d];
+    }
+    oa *= m * k;
+    ob *= k * n;
+    for (int64_t i = 0; i < m; ++i) {
+      std::fill(row.begin(), row.end(), 0.0);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const double av = a.Get(oa + (ta ? kk * m + i : i * k + kk));
+        for (int64_t j = 0; j < n; ++j)
+          row[static_cast<size_t>(j)] += av * b.Get(ob + (tb ? j * k + kk : kk * n + j));
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        double v = alpha * row[static_cast<size_t>(j)];
+        if (bias != nullptr) v += bias->Get(j);
+        if (self != nullptr) v += beta * self->Get(i * self_strides[0] + j * self_strides[1]);
+        if (act == "relu") v = v > 0 ? v : 0;
+        if (act == "gelu") {
+          v = 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+        }
+        if (act == "silu") v = v / (1 + std::exp(-v));
+        if (act == "leaky_relu") v = v > 0 ? v : slope * v;
+        const int64_t at = (bi * m + i) * n + j;
+        y.Set(at, v);
+        mag[static_cast<size_t>(at)] = std::max(1.0, std::fabs(v));
+      }
+    }
+  }
+  return OkStatus();
+}
+
+// Declares the inputs (values in [-1, 1]), output y, the configuration and the reference.
 void Declare(runtime::OpDef& def, const std::vector<std::pair<const char*, runtime::Option>>& ins,
-             const std::vector<bool>& out_typed) {
+             const std::vector<bool>& out_typed, const ProductRef& ref) {
   const std::vector<Format> nd(kInTypes.size(), Format::kND);
   for (size_t i = 0; i < ins.size(); ++i) {
     def.Input(ins[i].first)
         .ParamType(ins[i].second)
         .DataType(out_typed[i] ? kOutTypes : kInTypes)
-        .Format(nd);
+        .Format(nd)
+        .ValueRange(-1, 1);
   }
+  def.Reference([ref](const runtime::ReferenceArgs& args) { return ProductReference(args, ref); });
   def.Output("y").ParamType(runtime::REQUIRED).DataType(kOutTypes).Format(nd);
   def.TilingDataType<MatmulTilingData>();
   for (const char* soc : kBuiltinSocs)
@@ -419,9 +519,9 @@ void Declare(runtime::OpDef& def, const std::vector<std::pair<const char*, runti
 class MatMulOp : public runtime::OpDef {
  public:
   MatMulOp() : OpDef("MatMul") {
-    Declare(*this,
-            {{"x1", runtime::REQUIRED}, {"x2", runtime::REQUIRED}, {"bias", runtime::OPTIONAL}},
-            {false, false, true});
+    Declare(
+        *this, {{"x1", runtime::REQUIRED}, {"x2", runtime::REQUIRED}, {"bias", runtime::OPTIONAL}},
+        {false, false, true}, ProductRef{.ta = "transpose_x1", .tb = "transpose_x2", .bias = 2});
     Attr("transpose_x1").AttrType(runtime::OPTIONAL).Bool(false);
     Attr("transpose_x2").AttrType(runtime::OPTIONAL).Bool(false);
     SetTiling(MatMulTiling);
@@ -437,7 +537,8 @@ TESSERA_OP_ADD(MatMulOp);
 class BatchMatMulOp : public runtime::OpDef {
  public:
   BatchMatMulOp() : OpDef("BatchMatMul") {
-    Declare(*this, {{"x1", runtime::REQUIRED}, {"x2", runtime::REQUIRED}}, {false, false});
+    Declare(*this, {{"x1", runtime::REQUIRED}, {"x2", runtime::REQUIRED}}, {false, false},
+            ProductRef{.ta = "adj_x1", .tb = "adj_x2"});
     Attr("adj_x1").AttrType(runtime::OPTIONAL).Bool(false);
     Attr("adj_x2").AttrType(runtime::OPTIONAL).Bool(false);
     SetTiling(BatchMatMulTiling);
@@ -453,7 +554,7 @@ class AddmmOp : public runtime::OpDef {
   AddmmOp() : OpDef("Addmm") {
     Declare(*this,
             {{"self", runtime::REQUIRED}, {"mat1", runtime::REQUIRED}, {"mat2", runtime::REQUIRED}},
-            {true, false, false});
+            {true, false, false}, ProductRef{.a = 1, .b = 2, .alpha_beta = true});
     Attr("beta").AttrType(runtime::OPTIONAL).Float(1.0f);
     Attr("alpha").AttrType(runtime::OPTIONAL).Float(1.0f);
     SetTiling(AddmmTiling);
@@ -469,7 +570,7 @@ class MatMulActOp : public runtime::OpDef {
   MatMulActOp() : OpDef("MatMulAct") {
     Declare(*this,
             {{"x1", runtime::REQUIRED}, {"x2", runtime::REQUIRED}, {"bias", runtime::OPTIONAL}},
-            {false, false, true});
+            {false, false, true}, ProductRef{.act = true, .bias = 2});
     Attr("act").AttrType(runtime::OPTIONAL).String("relu");
     Attr("negative_slope").AttrType(runtime::OPTIONAL).Float(0.01f);
     SetTiling(MatMulActTiling);

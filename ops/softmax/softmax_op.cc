@@ -1,5 +1,7 @@
 // Op definition and tiling function of Softmax (aclnnSoftmax: x, int attribute dim -> y), the
 // elewise SoftmaxCompute registered as an op. Only the last axis is supported.
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -38,17 +40,37 @@ Status SoftmaxInferShape(runtime::InferShapeContext& ctx) {
   return OkStatus();
 }
 
-// y = exp(x - max) / sum(exp(x - max)) along axis `dim` (the last one).
+// Softmax over the last axis in long double, row by row.
+Status SoftmaxReference(const runtime::ReferenceArgs& args) {
+  SetRowOpUlps(args);
+  const runtime::ReferenceTensor& x = *args.inputs.at(0);
+  const runtime::ReferenceTensor& y = args.outputs.at(0);
+  const RefRows rows = RowsOf(x);
+  for (int64_t r = 0; r < rows.count; ++r) {
+    const int64_t base = r * rows.width;
+    long double m = -INFINITY, sum = 0;
+    for (int64_t k = 0; k < rows.width; ++k)
+      m = std::max<long double>(m, x.Get(base + k));
+    for (int64_t k = 0; k < rows.width; ++k)
+      sum += std::exp(x.Get(base + k) - m);
+    for (int64_t k = 0; k < rows.width; ++k)
+      y.Set(base + k, static_cast<double>(std::exp(x.Get(base + k) - m) / sum));
+  }
+  return OkStatus();
+}
+
+// y = exp(x - max) / sum(exp(x - max)) along axis `dim` (the last one); x in [-8, 8].
 class SoftmaxOp : public runtime::OpDef {
  public:
   SoftmaxOp() : OpDef("Softmax") {
     const std::vector<Format> nd(kRowOpTypes.size(), Format::kND);
-    Input("x").ParamType(runtime::REQUIRED).DataType(kRowOpTypes).Format(nd);
+    Input("x").ParamType(runtime::REQUIRED).DataType(kRowOpTypes).Format(nd).ValueRange(-8, 8);
     Output("y").ParamType(runtime::REQUIRED).DataType(kRowOpTypes).Format(nd);
     Attr("dim").AttrType(runtime::OPTIONAL).Int(-1);
     SetTiling(SoftmaxTiling);
     SetInferShape(SoftmaxInferShape);
     TilingDataType<elewise::op_kernel::ElewiseTilingData>();
+    Reference(SoftmaxReference, kRowOpFloat32Ulps);
     for (const char* soc : kBuiltinSocs)
       AddConfig(soc);
   }

@@ -1,6 +1,7 @@
 // Op definition and tiling function of SwiGlu (aclnnSwiGlu: x, int attribute dim -> y): x's last
 // axis splits into halves a | b and y = silu(a) * b, the elewise SwiGluCompute registered as an
 // op. Only the last axis is supported; it must have an even length.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -56,16 +57,34 @@ Status SwiGluInferShape(runtime::InferShapeContext& ctx) {
   return OkStatus();
 }
 
+// y = silu(a) * b with a, b the halves of each row of x, in long double.
+Status SwiGluReference(const runtime::ReferenceArgs& args) {
+  SetRowOpUlps(args);
+  const runtime::ReferenceTensor& x = *args.inputs.at(0);
+  const runtime::ReferenceTensor& y = args.outputs.at(0);
+  const RefRows rows = RowsOf(x);
+  const int64_t half = rows.width / 2;
+  for (int64_t r = 0; r < rows.count; ++r) {
+    for (int64_t k = 0; k < half; ++k) {
+      const long double a = x.Get(r * rows.width + k), b = x.Get(r * rows.width + half + k);
+      y.Set(r * half + k, static_cast<double>(a / (1.0L + std::exp(-a)) * b));
+    }
+  }
+  return OkStatus();
+}
+
+// x in [-6, 6].
 class SwiGluOp : public runtime::OpDef {
  public:
   SwiGluOp() : OpDef("SwiGlu") {
     const std::vector<Format> nd(kRowOpTypes.size(), Format::kND);
-    Input("x").ParamType(runtime::REQUIRED).DataType(kRowOpTypes).Format(nd);
+    Input("x").ParamType(runtime::REQUIRED).DataType(kRowOpTypes).Format(nd).ValueRange(-6, 6);
     Output("y").ParamType(runtime::REQUIRED).DataType(kRowOpTypes).Format(nd);
     Attr("dim").AttrType(runtime::OPTIONAL).Int(-1);
     SetTiling(SwiGluTiling);
     SetInferShape(SwiGluInferShape);
     TilingDataType<elewise::op_kernel::ElewiseTilingData>();
+    Reference(SwiGluReference, kRowOpFloat32Ulps);
     for (const char* soc : kBuiltinSocs)
       AddConfig(soc);
   }

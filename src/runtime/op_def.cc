@@ -341,6 +341,16 @@ Status OpDef::Validate() const {
     return InvalidArgument(op + "Reference() tolerance is " + std::to_string(reference_ulps_) +
                            " ulps; expected a finite number >= 0");
   }
+  for (const OpParamDef& p : inputs_) {
+    const OpParamDef::ValueRangeDef& r = p.value_range();
+    if (!(std::isfinite(r.lo) && std::isfinite(r.hi) && r.lo < r.hi) ||
+        (r.random_sign && r.lo < 0)) {
+      return InvalidArgument(op + "input " + p.name() + " ValueRange(" + std::to_string(r.lo) +
+                             ", " + std::to_string(r.hi) + (r.random_sign ? ", random_sign" : "") +
+                             "): expected finite lo < hi" +
+                             (r.random_sign ? " and lo >= 0 (a magnitude)" : ""));
+    }
+  }
   for (const auto& [soc, config] : configs_) {
     for (const auto* list : {&config.inputs(), &config.outputs()}) {
       for (const auto& p : *list) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "tessera/runtime/op_def.h"
 
@@ -48,6 +49,29 @@ TEST(OpDefReferenceTest, DeclaredReferenceIsKeptWithItsTolerance) {
   EXPECT_EQ(out[0], 2);
   EXPECT_EQ(out[1], 5);
   EXPECT_EQ(out[2], -6);
+}
+
+TEST(OpDefReferenceTest, ValueRangeIsKeptAndBadRangesAreRejected) {
+  RefOp op;
+  EXPECT_EQ(op.inputs()[0].value_range().lo, -100);
+  EXPECT_EQ(op.inputs()[0].value_range().hi, 100);
+  op.Input("x").ValueRange(0.5, 100, true);
+  ASSERT_TRUE(op.Validate().ok());
+  EXPECT_EQ(op.inputs()[0].value_range().lo, 0.5);
+  EXPECT_TRUE(op.inputs()[0].value_range().random_sign);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+  const std::tuple<double, double, bool> bad_ranges[] = {
+      {1, 1, false}, {2, 1, false}, {0, kInf, false}, {kNan, 1, false}, {-1, 1, true}};
+  for (const auto& [lo, hi, sign] : bad_ranges) {
+    RefOp bad;
+    bad.Input("x").ValueRange(lo, hi, sign);
+    const Status st = bad.Validate();
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << lo << " " << hi;
+    EXPECT_NE(st.message().find("OpDef RefOp: input x ValueRange("), std::string::npos)
+        << st.message();
+    EXPECT_NE(st.message().find("expected finite lo < hi"), std::string::npos) << st.message();
+  }
 }
 
 TEST(OpDefReferenceTest, EmptyFunctionAndBadToleranceAreRejected) {

@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_runner.h"
 #include "tessera/core/float16.h"
@@ -106,7 +109,7 @@ TEST(RunReferenceTest, OpWithoutReferenceSaysSo) {
   EXPECT_NE(text.out.find("check        no reference for RefNoRef"), std::string::npos) << text.out;
 }
 
-TEST(RunReferenceTest, ExampleCustomAddIsCheckedByItsOwnReferenceBuiltinAddByTheBuiltinOne) {
+TEST(RunReferenceTest, ExampleCustomAddAndBuiltinAddAreEachCheckedByTheirOwnDefinition) {
   const nlohmann::json custom =
       RunJson("run Add --shape 4097 --shape 4097 --dtype float32 --iters 1",
               std::string("TESSERA_CUSTOM_OPP_PATH=") + TESSERA_CLI_CUSTOM_DIR);
@@ -115,8 +118,39 @@ TEST(RunReferenceTest, ExampleCustomAddIsCheckedByItsOwnReferenceBuiltinAddByThe
   EXPECT_EQ(custom["check"]["ok"], true) << custom["check"].dump();
   const nlohmann::json builtin = RunJson("run Add --shape 7 --shape 7 --dtype float32 --iters 1");
   EXPECT_EQ(builtin["package"], "builtin");
-  EXPECT_EQ(builtin["check"]["source"], "built-in");
+  EXPECT_EQ(builtin["check"]["source"], "op definition");
   EXPECT_EQ(builtin["check"]["ok"], true);
+}
+
+// The matmul ops' references set the call's tolerance (CATLASS's rtol by K and dtype, as ulps of
+// the output dtype), which the check reports.
+TEST(RunReferenceTest, BuiltinMatmulOpsAreCheckedWithTheTolerancesTheirReferencesSet) {
+  struct Case {
+    std::string args;
+    double ulps;
+  };
+  const Case cases[] = {
+      {"MatMul --shape 9,2100 --shape 2100,5 --shape 5 --out-shape 9,5 --dtype float32",
+       0x1p23 / 128},
+      {"MatMul --shape 9,40 --shape 5,40 --shape 5 --out-shape 9,5 --attr transpose_x2=true "
+       "--dtype float16",
+       (1.0 / 256 + 0x1p-8) / 0x1p-10},
+      {"BatchMatMul --shape 3,1,9,40 --shape 2,40,5 --out-shape 3,2,9,5 --dtype bfloat16",
+       (1.0 / 256 + 0x1p-7) / 0x1p-7},
+      {"Addmm --shape 5 --shape 9,40 --shape 40,5 --out-shape 9,5 --attr beta=-2 --dtype float32",
+       0x1p23 / 256},
+      {"MatMulAct --shape 9,40 --shape 40,5 --shape 5 --out-shape 9,5 --attr act=gelu "
+       "--dtype float32",
+       0x1p23 / 256},
+      {"MatMul --shape 9,40 --shape 40,5 --shape 5 --out-shape 9,5 --dtype int8,int8,int32 "
+       "--out-dtype int32",
+       0}};
+  for (const Case& c : cases) {
+    const nlohmann::json j = RunJson("run " + c.args + " --iters 1");
+    EXPECT_EQ(j["check"]["source"], "op definition") << c.args;
+    EXPECT_EQ(j["check"]["ok"], true) << c.args << ": " << j["check"].dump();
+    EXPECT_EQ(j["check"]["tolerance_ulps"], c.ulps) << c.args;
+  }
 }
 
 // The data of an .npy file the writer produced: the bytes after its header.
@@ -169,6 +203,61 @@ TEST(RunReferenceTest, SaveWritesInputsAndOutputsAsNpyHoldingWhatTheKernelComput
                     "{'descr': '<i4', 'fortran_order': False, 'shape': (7,), }")
                 .size(),
             28u);
+  fs::remove_all(dir);
+}
+
+// The float32 values of an .npy file the writer produced with numpy dict `dict`.
+std::vector<float> NpyFloats(const fs::path& file, const std::string& dict) {
+  const std::string data = NpyData(ReadFile(file), dict);
+  std::vector<float> v(data.size() / 4);
+  std::memcpy(v.data(), data.data(), v.size() * 4);
+  return v;
+}
+
+std::string F32Dict(const std::string& shape) {
+  return "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+}
+
+// Every value in [lo, hi] (with `either_sign`: |v| in [lo, hi], both signs present), and the
+// range is used, not just a corner of it.
+void ExpectInRange(const std::vector<float>& v, double lo, double hi, bool either_sign = false) {
+  ASSERT_FALSE(v.empty());
+  double min = INFINITY, max = -INFINITY;
+  bool negative = false, positive = false;
+  for (float x : v) {
+    const double m = either_sign ? std::fabs(x) : x;
+    min = std::min(min, m);
+    max = std::max(max, m);
+    negative |= x < 0;
+    positive |= x > 0;
+  }
+  EXPECT_GE(min, lo);
+  EXPECT_LE(max, hi);
+  EXPECT_LT(min, lo + (hi - lo) / 10);
+  EXPECT_GT(max, hi - (hi - lo) / 10);
+  if (either_sign) {
+    EXPECT_TRUE(negative && positive);
+  }
+}
+
+TEST(RunReferenceTest, InputsAreDrawnFromEachInputsDeclaredValueRange) {
+  const fs::path dir = TempDir("range");
+  const std::string save = " --dtype float32 --iters 1 --save " + dir.string();
+  // A custom op: x2 declares [1, 2]; x1 declares nothing ([-100, 100]).
+  ASSERT_EQ(RunCli("run RefSum --shape 1000 --shape 1000" + save, kEnv).exit_code, 0);
+  ExpectInRange(NpyFloats(dir / "input0_x1.npy", F32Dict("(1000,)")), -100, 100);
+  ExpectInRange(NpyFloats(dir / "input1_x2.npy", F32Dict("(1000,)")), 1, 2);
+  // Built-in ops: Div's divisor away from 0 with either sign, Log's x positive, LayerNorm's x,
+  // gamma and beta.
+  ASSERT_EQ(RunCli("run Div --shape 1000 --shape 1000" + save).exit_code, 0);
+  ExpectInRange(NpyFloats(dir / "input0_x1.npy", F32Dict("(1000,)")), -100, 100);
+  ExpectInRange(NpyFloats(dir / "input1_x2.npy", F32Dict("(1000,)")), 0.5, 100, true);
+  ASSERT_EQ(RunCli("run Log --shape 1000" + save).exit_code, 0);
+  ExpectInRange(NpyFloats(dir / "input0_x.npy", F32Dict("(1000,)")), 1e-3, 1e3);
+  ASSERT_EQ(RunCli("run LayerNorm --shape 4,250" + save).exit_code, 0);
+  ExpectInRange(NpyFloats(dir / "input0_x.npy", F32Dict("(4, 250)")), 1, 5);
+  ExpectInRange(NpyFloats(dir / "input1_gamma.npy", F32Dict("(250,)")), 0.5, 1.5);
+  ExpectInRange(NpyFloats(dir / "input2_beta.npy", F32Dict("(250,)")), -1, 1);
   fs::remove_all(dir);
 }
 

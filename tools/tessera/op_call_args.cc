@@ -9,7 +9,7 @@
 #include <cstring>
 #include <limits>
 
-#include "op_reference.h"
+#include "ops/builtin_ops.h"
 #include "runtime/package/package_search.h"
 #include "tessera/core/float16.h"
 #include "tessera/device/memory.h"
@@ -175,6 +175,15 @@ Result<DataType> OutputDtype(const OpCallOptions& options,
 
 // Row ops take one --shape (x, or x1 for AddRmsNorm): a missing gamma or beta gets [last dim of
 // x], any other missing input x's shape.
+#define TESSERA_CLI_OP_NAME(Op) #Op,
+constexpr std::string_view kRowOps[] = {TESSERA_BUILTIN_ROW_OPS(TESSERA_CLI_OP_NAME)};
+#undef TESSERA_CLI_OP_NAME
+
+// The built-in row ops (RmsNorm, AddRmsNorm, LayerNorm, Softmax, SwiGlu) take one --shape.
+bool IsRowOp(std::string_view op) {
+  return std::find(std::begin(kRowOps), std::end(kRowOps), op) != std::end(kRowOps);
+}
+
 Status DeriveRowOpShapes(const runtime::OpManifest& op, std::vector<std::string>& shapes) {
   if (shapes.empty() || shapes.size() >= op.inputs.size()) return OkStatus();
   TESSERA_ASSIGN_OR_RETURN(const Shape first, ParseShapeOption("--shape", shapes.front()));
@@ -308,6 +317,7 @@ Result<ResolvedCall> BuildOpCall(const OpCallOptions& options) {
                            ParseInputDtypes(options.dtype, shapes_given.size()));
   ResolvedCall rc;
   rc.op = op;
+  rc.package_dir = match.package->candidate.dir.string();
   rc.call.op_type = op.op;
   std::vector<Shape> shapes;
   for (size_t i = 0; i < shapes_given.size(); ++i) {
@@ -388,12 +398,6 @@ double HostTensor::Get(int64_t i) const {
 
 void HostTensor::Set(int64_t i, double v) {
   runtime::WriteElement(desc_.dtype, bytes_.data(), i, v);
-}
-
-double RoundTo(DataType dtype, double v) {
-  uint64_t element = 0;  // room for the widest dtype
-  runtime::WriteElement(dtype, &element, 0, v);
-  return runtime::ReadElement(dtype, &element, 0);
 }
 
 nlohmann::json AttrJson(const runtime::AttrValue& value) {

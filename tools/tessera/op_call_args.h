@@ -44,7 +44,8 @@ void AddCallDescriptionOptions(CLI::App* cmd, OpCallOptions& options);
 // them.
 struct ResolvedCall {
   runtime::OpCall call;
-  runtime::OpManifest op;  // the op's manifest entry in the package the op resolves to
+  runtime::OpManifest op;   // the op's manifest entry in the package the op resolves to
+  std::string package_dir;  // that package's directory
 };
 
 // The packages as the runtime finds them now (environment + built-in directory).
@@ -103,9 +104,6 @@ class HostTensor {
   int64_t numel_ = 0;
   std::vector<uint8_t> bytes_;
 };
-
-// `v` rounded to a value representable in `dtype` (see HostTensor).
-double RoundTo(DataType dtype, double v);
 
 // Element count of a desc's shape (0 when it overflows; callers validated the shape).
 int64_t NumElements(const TensorDesc& desc);

@@ -28,11 +28,11 @@ struct RunReport {
   std::vector<HostTensor> outputs;
 };
 
-// Allocates device tensors for `rc.call`, uploads inputs filled by FillRandom(seed), calls the op
-// once cold and then `iters` times (iters >= 1), and checks every output against the reference
-// when the op has one: the Reference() of its definition in the package that ran it, else the
-// built-in reference of a built-in op type. Every runtime failure, and a failing reference, is the
-// returned Status.
+// Allocates device tensors for `rc.call`, uploads inputs filled by FillRandom(seed) from the
+// ValueRanges of the op's definition in `rc.package_dir`, calls the op once cold and then `iters`
+// times (iters >= 1), and checks every output against the Reference() of its definition in the
+// package that ran it, when it declares one. Every runtime failure, and a failing reference, is
+// the returned Status.
 Result<RunReport> RunOpCall(ResolvedCall& rc, int iters, uint32_t seed, bool keep_tensors = false);
 
 }  // namespace tessera::cli

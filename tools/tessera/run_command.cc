@@ -1,6 +1,6 @@
 // `tessera run`: runs an op on random inputs through the two-stage API, times it, checks the
-// result against the op definition's Reference() (or the built-in reference of a built-in op) and
-// with --save writes inputs and outputs as .npy files.
+// result against the op definition's Reference() (built-in ops declare theirs like any package's)
+// and with --save writes inputs and outputs as .npy files.
 #include <CLI/CLI.hpp>
 #include <cctype>
 #include <cstdio>

@@ -87,10 +87,19 @@ void WriteElement(tessera::DataType dtype, void* data, int64_t i, double v);
 // What a reference function receives: the call's inputs in declaration order (nullopt: an absent
 // optional input), its outputs (zero-filled, to be filled) and its attributes with the defaults of
 // absent optional ones filled in.
+//
+// The reference may also shape the tolerance of this call (both optional, mutable so a reference
+// taking `const ReferenceArgs&` can set them): `ulps` starts as the declared Reference() ulps and
+// may be changed for this call (e.g. by the length of a dot product); `magnitudes[i]`, when the
+// reference fills it with one finite value >= 0 per element of output i, replaces |ref| as the
+// scale of that output's relative tolerance (e.g. max(1, |ref|), or the terms of a sum that
+// cancels). Left empty, |ref| is used.
 struct ReferenceArgs {
   std::vector<std::optional<ReferenceTensor>> inputs;
   std::vector<ReferenceTensor> outputs;
   std::map<std::string, AttrValue> attrs;
+  mutable double ulps = 1.0;
+  mutable std::vector<std::vector<double>> magnitudes;
 };
 
 // Computes the op's outputs on the host; a non-OK status means the reference cannot compute this
@@ -117,12 +126,27 @@ class OpParamDef {
     follow_ = std::move(other);
     return *this;
   }
+  // The domain of this input's floating-point values that the op's Reference() and kernels are
+  // meant for: tools that make up inputs (`tessera run`) draw them uniformly from [lo, hi], or with
+  // `random_sign` draw the magnitude from [lo, hi] (lo >= 0) and a random sign (e.g. a divisor
+  // away from 0). Integer and bool inputs keep the tool's per-dtype ranges. Validate() requires
+  // finite lo < hi. Undeclared: [-100, 100].
+  OpParamDef& ValueRange(double lo, double hi, bool random_sign = false) {
+    value_range_ = ValueRangeDef{lo, hi, random_sign};
+    return *this;
+  }
 
   const std::string& name() const { return name_; }
   Option type() const { return type_; }
   const std::vector<tessera::DataType>& dtypes() const { return dtypes_; }
   const std::vector<tessera::Format>& formats() const { return formats_; }
   const std::optional<std::string>& follow() const { return follow_; }
+  struct ValueRangeDef {
+    double lo = -100;
+    double hi = 100;
+    bool random_sign = false;
+  };
+  const ValueRangeDef& value_range() const { return value_range_; }
 
  private:
   std::string name_;
@@ -130,6 +154,7 @@ class OpParamDef {
   std::vector<tessera::DataType> dtypes_;
   std::vector<tessera::Format> formats_;
   std::optional<std::string> follow_;
+  ValueRangeDef value_range_;
 };
 
 class OpAttrDef {
@@ -234,7 +259,8 @@ class OpDef {
   // |got - ref| <= ulps * eps * |ref| + the dtype's smallest subnormal (eps 2^-23 float32, 2^-10
   // float16, 2^-7 bfloat16), NaN matches NaN; integer and bool elements must be equal. `ulps` >= 0
   // and finite (Validate checks). The reference writes its outputs in their dtype, so 1 ulp covers
-  // a kernel that rounds once in a different order.
+  // a kernel that rounds once in a different order. The reference may adjust the tolerance per call
+  // (ReferenceArgs::ulps, ::magnitudes).
   OpDef& Reference(ReferenceFunc fn, double ulps = 1.0);
   OpDef& AddConfig(const std::string& soc);
   OpDef& AddConfig(const std::string& soc, OpAICoreConfig config);
@@ -280,7 +306,8 @@ class OpDef {
   // before optional ones where CANN requires it, a tiling function exists, at least one SoC, and
   // the simplified-key declarations fit the mode (binary values of a keyable kind and spelling,
   // mode 2 with a callback and at least one well-formed fragment), and a declared Reference has a
-  // function and a finite tolerance >= 0.
+  // function and a finite tolerance >= 0, and every input's ValueRange is finite with lo < hi
+  // (lo >= 0 with random_sign).
   Status Validate() const;
 
   // The supported combinations on `soc` (after its overrides, Follow resolved). NotFound when the

@@ -1,5 +1,6 @@
 // The reference test package: three ops computing y = x1 * alpha + x2 (float32, float16,
-// bfloat16, int32; attr alpha int, default 2) with one kernel, differing in their Reference():
+// bfloat16, int32; attr alpha int, default 2; x2's floats declared in [1, 2]) with one kernel,
+// differing in their Reference():
 //   RefSum       a correct reference (typed int32 buffers, double Get/Set for the float types);
 //   RefWrongSum  a deliberately wrong one (x1 * alpha - x2), and alpha = 0 makes it fail;
 //   RefNoRef     none.
@@ -74,7 +75,7 @@ void Declare(OpDef& op, const char* only_soc) {
   const std::vector<DataType> dtypes = {DataType::kFloat32, DataType::kFloat16, DataType::kBfloat16,
                                         DataType::kInt32};
   op.Input("x1").ParamType(REQUIRED).DataType(dtypes);
-  op.Input("x2").ParamType(REQUIRED).DataType(dtypes);
+  op.Input("x2").ParamType(REQUIRED).DataType(dtypes).ValueRange(1, 2);
   op.Output("y").ParamType(REQUIRED).Follow("x1");
   op.Attr("alpha").AttrType(OPTIONAL).Int(2);
   op.SetTiling(RefSumTiling);
