@@ -27,7 +27,7 @@ from .errors import CompileError, InvalidArgument, InvalidType, InvalidVal, Kern
 from .runtime.tilingkey import TilingKeySchema
 
 _JIT_KWARGS = ("target", "arch", "auto_mutex", "name", "pipeline", "tiling_key", "datatype",
-               "compile_timeout")
+               "compile_timeout", "timeout")
 
 
 def jit(fn=None, **kwargs):
@@ -122,11 +122,29 @@ class ShapeVal:
 
 
 class TileVal:
-    __slots__ = ("code", "tt")
+    """A tile: `code` is a C++ lvalue (a LocalTensor for Vec tiles, a tsr_jit::CubeTile for cube
+    tiles); `ptr` the pointer expression when the tile comes from a tile group."""
+    __slots__ = ("code", "tt", "ptr")
 
-    def __init__(self, code, tt):
+    def __init__(self, code, tt, ptr=None):
         self.code = code
         self.tt = tt
+        self.ptr = ptr
+
+
+class TileGroupVal:
+    __slots__ = ("code", "tt", "depth")
+
+    def __init__(self, code, tt, depth):
+        self.code = code
+        self.tt = tt
+        self.depth = depth
+
+
+def _tile_cxx(tt):
+    if tt.is_cube:
+        return "tsr_jit::CubeTile<%s>" % tt.dtype.cxx
+    return "LocalTensor<%s>" % tt.dtype.cxx
 
 
 class TilingVal:
@@ -145,6 +163,9 @@ class ListVal:
 
 
 _CT_RANK = {"bool": 0, "int64_t": 1, "double": 2}
+
+# Placeholder for ArenaTile's `optional` argument, by the tile's core side.
+_OPTIONAL_TILE = "@optional_%s_tile@"
 
 
 def _ctype_of_const(v):
@@ -207,6 +228,7 @@ _PRELUDE = r'''
 #include <cstring>
 #include <exception>
 #include <string>
+#include <type_traits>
 
 #include "tessera/device/launch.h"
 #include "tessera/device/memory.h"
@@ -300,20 +322,6 @@ Tensor<T, R> MakeTensor(T* ptr, const std::array<int64_t, R>& shape,
   return t;
 }
 
-template <class T>
-LocalTensor<T> MakeTile(size_t addr, uint32_t elements, const char* where) {
-  const tessera::device::BlockContext* blk = tessera::device::CurrentBlock();
-  const size_t bytes = size_t{elements} * sizeof(T);
-  if (blk == nullptr || blk->ub == nullptr) Fail(where, "make_tile: this core has no UB");
-  if (addr + bytes > blk->ub_bytes) {
-    Fail(where, "make_tile: tile at UB address " + std::to_string(addr) + " of " +
-                    std::to_string(bytes) + " bytes exceeds the UB capacity of " +
-                    std::to_string(blk->ub_bytes) + " bytes");
-  }
-  return LocalTensor<T>(reinterpret_cast<T*>(blk->ub + addr), elements, TPosition::VECCALC,
-                        blk->checked, nullptr, 0);
-}
-
 // Rows and columns of the tensor region [off, off + tile) that exist; tensors of rank 1 are one
 // row. Checked mode reports an offset outside the tensor.
 template <class T, size_t R>
@@ -394,6 +402,191 @@ void Store(const Tensor<T, R>& dst, const LocalTensor<T>& tile, int64_t rows, in
       dst.data[base + r * pitch + c * cs] = tile.data()[r * row_elems + c];
 }
 
+// A cube tile (L1, L0A, L0B, L0C): the buffer and the rows/columns its last producer filled.
+// Loads clip at the tensor's bounds, so a tile at a tail holds fewer valid rows or columns
+// than its TileType; moves, matmuls and stores carry that extent on.
+template <class T>
+struct CubeTile {
+  LocalTensor<T> t;
+  int64_t rows = 0, cols = 0;  // the TileType's shape
+  int64_t vr = 0, vc = 0;      // valid rows and columns
+};
+
+enum class Space { kVec, kMat, kLeft, kRight, kAcc };
+
+inline int64_t RoundUp16(int64_t v) { return (v + 15) / 16 * 16; }
+
+// A tile at byte `addr` of the buffer `space` of the running core. An `optional` tile on a core
+// without that buffer (an AIC for UB, an AIV for L1/L0) is empty: that core never uses it.
+template <class T>
+LocalTensor<T> ArenaTile(Space space, size_t addr, uint32_t elements, bool optional,
+                         const char* where) {
+  const tessera::device::BlockContext* blk = tessera::device::CurrentBlock();
+  static constexpr const char* kNames[] = {"UB", "L1", "L0A", "L0B", "L0C"};
+  static constexpr TPosition kPos[] = {TPosition::VECCALC, TPosition::A1, TPosition::A2,
+                                       TPosition::B2, TPosition::CO1};
+  std::byte* base = nullptr;
+  size_t capacity = 0;
+  if (blk != nullptr) {
+    switch (space) {
+      case Space::kVec: base = blk->ub; capacity = blk->ub_bytes; break;
+      case Space::kMat: base = blk->l1; capacity = blk->l1_bytes; break;
+      case Space::kLeft: base = blk->l0a; capacity = blk->l0a_bytes; break;
+      case Space::kRight: base = blk->l0b; capacity = blk->l0b_bytes; break;
+      default: base = blk->l0c; capacity = blk->l0c_bytes; break;
+    }
+  }
+  const int idx = static_cast<int>(space);
+  if (base == nullptr) {
+    if (optional) return LocalTensor<T>();
+    Fail(where, std::string("make_tile: this core has no ") + kNames[idx] +
+                    (space == Space::kVec ? " (a vector tile needs an AIV kernel)"
+                                          : " (a cube tile needs pl.section_cube())"));
+  }
+  const size_t bytes = size_t{elements} * sizeof(T);
+  if (addr + bytes > capacity) {
+    Fail(where, std::string("make_tile: tile at ") + kNames[idx] + " address " +
+                    std::to_string(addr) + " of " + std::to_string(bytes) + " bytes exceeds the " +
+                    kNames[idx] + " capacity of " + std::to_string(capacity) + " bytes");
+  }
+  return LocalTensor<T>(reinterpret_cast<T*>(base + addr), elements, kPos[idx], blk->checked,
+                        nullptr, 0);
+}
+
+template <class T>
+CubeTile<T> MakeCubeTile(Space space, size_t addr, int64_t rows, int64_t cols, bool optional,
+                         const char* where) {
+  CubeTile<T> tile;
+  tile.t = ArenaTile<T>(space, addr, static_cast<uint32_t>(rows * cols), optional, where);
+  tile.rows = rows;
+  tile.cols = cols;
+  return tile;
+}
+
+// make_tile_group: N tiles used in turn (next/current/previous, or by index).
+template <class Tile, size_t N>
+struct TileGroup {
+  std::array<Tile, N> slots{};
+  int64_t cur = -1;
+  Tile* Next() {
+    cur = (cur + 1) % static_cast<int64_t>(N);
+    return &slots[cur];
+  }
+  Tile* Current(const char* where) {
+    if (cur < 0) Fail(where, "tile group: current() before the first next()");
+    return &slots[cur];
+  }
+  Tile* Previous(const char* where) {
+    if (cur < 0) Fail(where, "tile group: previous() before the first next()");
+    return &slots[(cur + static_cast<int64_t>(N) - 1) % static_cast<int64_t>(N)];
+  }
+  Tile* At(int64_t i, const char* where) {
+    if (i < 0 || i >= static_cast<int64_t>(N)) {
+      Fail(where, "tile group: index " + std::to_string(i) + " out of range for " +
+                      std::to_string(N) + " tiles");
+    }
+    return &slots[i];
+  }
+};
+
+template <class Tile>
+Tile& Deref(Tile* tile, const char* where) {
+  if (tile == nullptr) Fail(where, "tile used before it was taken from its tile group");
+  return *tile;
+}
+
+// GM (ND) -> L1 (Nz): the tile's rows padded to fractals of 16, columns in C0 blocks.
+template <class T, size_t R>
+void LoadMat(CubeTile<T>& tile, const Tensor<T, R>& src, const std::array<int64_t, R>& off,
+             const char* where) {
+  int64_t rv, cv, base, pitch, cs;
+  Region(src, off, tile.rows, tile.cols, rv, cv, base, pitch, cs, "load", where);
+  if (cs != 1) Fail(where, "load: a Mat tile needs a tensor with unit column stride");
+  tile.vr = rv;
+  tile.vc = cv;
+  if (rv == 0 || cv == 0) return;
+  GlobalTensor<T> g;
+  g.SetGlobalBuffer(src.data + base, static_cast<uint64_t>((rv - 1) * pitch + cv));
+  DataCopy(tile.t, g, Nd2NzParams{1, rv, cv, 0, pitch, tile.rows, 1, 0});
+}
+
+// L1 (Nz) -> L0A (Zz) or L0B (Zn), as many fractals as the valid extent needs (Mmad derives
+// its fractal strides from m, n and k).
+template <class T>
+void MoveToL0(CubeTile<T>& dst, const CubeTile<T>& src, bool right) {
+  dst.vr = src.vr;
+  dst.vc = src.vc;
+  constexpr int64_t c0 = 32 / static_cast<int64_t>(sizeof(T));
+  constexpr int64_t frac = 16 * c0;
+  const int64_t src_row_blocks = src.rows / 16;
+  if (!right) {
+    const int64_t m1 = (src.vr + 15) / 16, k1 = (src.vc + c0 - 1) / c0;
+    for (int64_t i = 0; i < m1; ++i)
+      LoadData(dst.t[static_cast<uint32_t>(i * k1 * frac)], src.t[static_cast<uint32_t>(i * frac)],
+               LoadData2DParams{0, k1, src_row_blocks, 0, 0, false, 0});
+  } else {
+    const int64_t k1 = (src.vr + c0 - 1) / c0, n1 = (src.vc + 15) / 16;
+    for (int64_t i = 0; i < k1; ++i)
+      LoadData(dst.t[static_cast<uint32_t>(i * n1 * frac)], src.t[static_cast<uint32_t>(i * frac)],
+               LoadData2DParams{0, n1, src_row_blocks, 0, 0, true, 0});
+  }
+}
+
+// acc = a x b (init) or acc += a x b. m is rounded up to whole fractals: rows past the valid
+// ones are computed and never stored (and m == 1 would select the GEMV layout).
+template <class C, class T>
+void Matmul(CubeTile<C>& acc, const CubeTile<T>& a, const CubeTile<T>& b, bool init,
+            const char* where) {
+  const char* api = init ? "matmul" : "matmul_acc";
+  if (a.vc != b.vr) {
+    Fail(where, std::string(api) + ": the left tile holds " + std::to_string(a.vc) +
+                    " valid columns (K) but the right tile " + std::to_string(b.vr) + " rows");
+  }
+  if (!init && (acc.vr != a.vr || acc.vc != b.vc)) {
+    Fail(where, std::string(api) + ": the accumulator holds " + std::to_string(acc.vr) + " x " +
+                    std::to_string(acc.vc) + " valid elements, the product is " +
+                    std::to_string(a.vr) + " x " + std::to_string(b.vc));
+  }
+  acc.vr = a.vr;
+  acc.vc = b.vc;
+  Mmad(acc.t, a.t, b.t, MmadParams{RoundUp16(a.vr), b.vc, a.vc, 0, false, init});
+}
+
+// L0C (Nz, fp32) -> GM (ND) through Fixpipe, cast to the tensor's dtype.
+template <class O, class C, size_t R>
+void StoreAcc(const Tensor<O, R>& dst, const CubeTile<C>& acc, const std::array<int64_t, R>& off,
+              const char* where) {
+  int64_t rv, cv, base, pitch, cs;
+  Region(dst, off, acc.rows, acc.cols, rv, cv, base, pitch, cs, "store", where);
+  if (cs != 1) Fail(where, "store: an Acc tile needs a tensor with unit column stride");
+  rv = std::min(rv, acc.vr);
+  cv = std::min(cv, acc.vc);
+  if (rv == 0 || cv == 0) return;
+  GlobalTensor<O> g;
+  g.SetGlobalBuffer(dst.data + base, static_cast<uint64_t>((rv - 1) * pitch + cv));
+  QuantMode_t quant = QuantMode_t::NoQuant;
+  if constexpr (std::is_same_v<O, half>) quant = QuantMode_t::F322F16;
+  if constexpr (std::is_same_v<O, bfloat16>) quant = QuantMode_t::F322BF16;
+  Fixpipe<O, C, CFG_ROW_MAJOR>(
+      g, acc.t,
+      FixpipeParamsV220{cv, rv, RoundUp16(acc.vr), pitch, false, quant, 0, 1, 0, 0, 0});
+}
+
+// MIX kernels: the cube section's results reach the vector sections through GM, after a flag;
+// the vector sections answer, and the AIC waits for that answer before its next cube section
+// (so it runs at most one section ahead and a flag counter never holds more than one count).
+inline bool IsCube() { return tessera::device::GetCoreType() == tessera::device::CoreType::kAic; }
+inline void CubeStart(bool& pending) {
+  if (pending) CrossCoreWaitFlag(1);
+  pending = false;
+}
+inline void CubeDone(bool& pending) {
+  CrossCoreSetFlag<2, PIPE_FIX>(0);
+  pending = true;
+}
+inline void VectorStart() { CrossCoreWaitFlag(0); }
+inline void VectorDone() { CrossCoreSetFlag<2, PIPE_MTE3>(1); }
+
 template <class T>
 void Neg(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t n) {
   Muls(dst, src, static_cast<T>(-1.0f), n);
@@ -422,8 +615,13 @@ class _Codegen:
         self.rt_depth = 0             # enclosing run-time if/for/while statements
         self.assign_counts = {}
         self.tmp = 0
-        self.has_vector = False
-        self.where_strings = {}
+        self.decls = []               # hoisted declarations (tiles, tile groups)
+        self.section = None           # 'cube' / 'vector' inside pl.section_*()
+        self.section_loops = 0        # loop depth at the section's start
+        self.loops = 0
+        self.side = None              # 'cube' / 'vector': the core type the ops need so far
+        self.has_cube_section = False
+        self.has_vector_section = False
 
     # -- errors and positions -----------------------------------------------------------------
     def err(self, node, message, hint=None):
@@ -460,9 +658,58 @@ class _Codegen:
         return "tsr_%s%d" % (prefix, self.tmp)
 
     # -- entry ----------------------------------------------------------------------------------
+    @property
+    def mix(self):
+        return self.has_cube_section and self.has_vector_section
+
+    @property
+    def kind(self):
+        """'mix', 'aic' or 'aiv': the kernel type the sections (or, without them, the ops) need."""
+        if self.mix:
+            return "mix"
+        if self.has_cube_section or (not self.has_vector_section and self.side == "cube"):
+            return "aic"
+        return "aiv"
+
+    def _scan_sections(self, fn):
+        for node in ast.walk(fn):
+            if isinstance(node, ast.With) and len(node.items) == 1:
+                ctx = node.items[0].context_expr
+                f = self.resolve_callee(ctx.func) if isinstance(ctx, ast.Call) else None
+                dsl = getattr(f, "_tessera_dsl", None)
+                if dsl == "section_cube":
+                    self.has_cube_section = True
+                elif dsl == "section_vector":
+                    self.has_vector_section = True
+
+    def require_side(self, node, side, what, infer=True):
+        """Checks that `what` (an op on the cube or the vector core) may run where it stands;
+        with `infer`, a kernel without sections takes its type from it."""
+        other = "vector" if side == "cube" else "cube"
+        if self.mix:
+            if self.section != side:
+                raise self.err(node, "%s runs on the %s core: in a MIX kernel put it inside "
+                                     "pl.section_%s()" % (what, side, side))
+            return
+        if (side == "cube" and self.has_vector_section and not self.has_cube_section) or \
+                (side == "vector" and self.has_cube_section and not self.has_vector_section):
+            raise self.err(node, "%s runs on the %s core, but this kernel has only "
+                                 "pl.section_%s()" % (what, side, other),
+                           hint="add a pl.section_%s() block for it (the kernel becomes MIX)"
+                           % side)
+        if not infer:
+            return
+        if self.side is not None and self.side != side:
+            raise self.err(node, "%s runs on the %s core, but this kernel already uses the %s "
+                                 "core" % (what, side, self.side),
+                           hint="put the cube part in pl.section_cube() and the vector part in "
+                                "pl.section_vector() (a MIX kernel)")
+        self.side = side
+
     def generate(self):
         fn = self.k.func_ast
         self._count_assignments(fn)
+        self._scan_sections(fn)
         for p in self.k.params:
             if p.kind == "ptr":
                 self.vars[p.name] = PtrVal("p_" + p.name, p.dtype)
@@ -540,17 +787,21 @@ class _Codegen:
         if isinstance(s, ast.If):
             self.if_(s)
             return
-        if isinstance(s, ast.Break):
+        if isinstance(s, (ast.Break, ast.Continue)):
+            word = "break" if isinstance(s, ast.Break) else "continue"
+            if self.mix and self.section is not None and self.loops <= self.section_loops:
+                raise self.err(s, "'%s' would leave a section of a MIX kernel before its "
+                                  "cross-core flag" % word,
+                               hint="leave the loop outside the pl.section_*() block")
             self.mark(s)
-            self.emit("break;")
-            return
-        if isinstance(s, ast.Continue):
-            self.mark(s)
-            self.emit("continue;")
+            self.emit(word + ";")
             return
         if isinstance(s, ast.Return):
             if s.value is not None:
                 raise self.err(s, "kernels return nothing; only a bare 'return' is allowed")
+            if self.mix and self.section is not None:
+                raise self.err(s, "'return' inside a section of a MIX kernel would skip its "
+                                  "cross-core flag")
             self.mark(s)
             self.emit("return;")
             return
@@ -583,7 +834,7 @@ class _Codegen:
         if isinstance(value_node, ast.Call):
             fn = self.resolve_callee(value_node.func)
             dsl = getattr(fn, "_tessera_dsl", None)
-            if dsl in ("make_tensor", "make_tile"):
+            if dsl in ("make_tensor", "make_tile", "make_tile_group"):
                 self.mark(s)
                 self.declare_object(s, target.id, value_node, dsl)
                 return
@@ -630,7 +881,21 @@ class _Codegen:
             self.mark(s)
             self.emit("v_%s = static_cast<%s>(%s);" % (name, ctype, value.code))
             return
-        if isinstance(value, (TensorVal, TileVal, PtrVal, TilingVal, ListVal, ShapeVal)):
+        if isinstance(value, TileVal) and value.ptr is not None:
+            # A tile taken from a tile group: a pointer, re-pointed wherever it is assigned.
+            var = "o_" + name
+            if cur is None:
+                self.decls.append("%s* %s = nullptr;" % (_tile_cxx(value.tt), var))
+            elif not (isinstance(cur, TileVal) and cur.ptr is not None and cur.tt == value.tt):
+                raise self.err(target, "'%s' holds tiles of a tile group of %r; it cannot also "
+                                       "hold this value" % (name, getattr(cur, "tt", cur)))
+            self.mark(s)
+            self.emit("%s = %s;" % (var, value.ptr))
+            self.vars[name] = TileVal("tsr_jit::Deref(%s, %s)" % (var, self.where(s)), value.tt,
+                                      ptr=var)
+            return
+        if isinstance(value, (TensorVal, TileVal, PtrVal, TilingVal, ListVal, ShapeVal,
+                              TileGroupVal)):
             if cur is not None or in_loop or self.rt_depth > 0:
                 raise self.err(target, "'%s': tensors and tiles are bound once, outside run-time "
                                        "branches and loops" % name)
@@ -645,6 +910,8 @@ class _Codegen:
         args, kwargs = self.call_args(call)
         if dsl == "make_tensor":
             val = self.make_tensor(call, "o_" + name, args, kwargs)
+        elif dsl == "make_tile_group":
+            val = self.make_tile_group(call, "o_" + name, args, kwargs)
         else:
             val = self.make_tile(call, "o_" + name, args, kwargs)
         self.vars[name] = val
@@ -696,7 +963,9 @@ class _Codegen:
         self.emit("for (v_%s = %s; %s; v_%s += %s) {" % (name, b, cond, name, st))
         self.indent += 1
         self.rt_depth += 1
+        self.loops += 1
         self.block(s.body)
+        self.loops -= 1
         self.rt_depth -= 1
         self.indent -= 1
         self.emit("}")
@@ -721,7 +990,9 @@ class _Codegen:
             self.indent -= 1
         self.indent += 1
         self.rt_depth += 1
+        self.loops += 1
         self.block(s.body)
+        self.loops -= 1
         self.rt_depth -= 1
         self.indent -= 1
         self.emit("}")
@@ -764,13 +1035,31 @@ class _Codegen:
         ctx = s.items[0].context_expr
         fn = self.resolve_callee(ctx.func) if isinstance(ctx, ast.Call) else None
         dsl = getattr(fn, "_tessera_dsl", None)
-        if dsl == "section_vector":
-            self.has_vector = True
+        if dsl in ("section_vector", "section_cube"):
+            side = "cube" if dsl == "section_cube" else "vector"
+            if self.section is not None:
+                raise self.err(ctx, "pl.%s() inside pl.section_%s(): sections do not nest"
+                               % (dsl, self.section))
+            self.section, self.section_loops = side, self.loops
+            if not self.mix:
+                self.block(s.body)
+                self.section = None
+                return
+            self.mark(s)
+            if side == "cube":
+                self.emit("if (tsr_jit::IsCube()) {")
+                self.emit("  tsr_jit::CubeStart(tsr_pending);")
+            else:
+                self.emit("if (!tsr_jit::IsCube()) {")
+                self.emit("  tsr_jit::VectorStart();")
+            self.indent += 1
             self.block(s.body)
+            self.emit("tsr_jit::CubeDone(tsr_pending);" if side == "cube"
+                      else "tsr_jit::VectorDone();")
+            self.indent -= 1
+            self.emit("}")
+            self.section = None
             return
-        if dsl == "section_cube":
-            raise self.err(ctx, "pl.section_cube() is not supported yet (the cube layer is not "
-                                "available to Python kernels)")
         raise self.err(ctx, "a with statement must hold exactly one of pl.section_vector() or "
                             "pl.section_cube()")
 
@@ -938,6 +1227,12 @@ class _Codegen:
             if isinstance(i, int) and -len(base.items) <= i < len(base.items):
                 return base.items[i]
             raise self.err(idx_node, "list index must be a literal within the list")
+        if isinstance(base, TileGroupVal):
+            i = self.scalar(idx_node, "tile group index")
+            if i.ctype != "int64_t":
+                raise self.err(idx_node, "a tile group index must be an int")
+            ptr = "%s.At(%s, %s)" % (base.code, i.code, self.where(node))
+            return TileVal("(*%s)" % ptr, base.tt, ptr=ptr)
         if isinstance(base, RExpr):
             raise self.err(node, "cannot subscript a scalar")
         raise self.err(node, "subscript is not supported on this value")
@@ -1055,7 +1350,34 @@ class _Codegen:
             raise self.err(node, "*args and **kwargs are not supported in kernel calls")
         return args, kwargs
 
+    def group_method(self, node):
+        """g.next() / g.current() / g.previous() on a tile group, else None."""
+        if not isinstance(node.func, ast.Attribute):
+            return None
+        try:
+            base = self.expr(node.func.value)
+        except KernelSyntaxError:
+            return None
+        if not isinstance(base, TileGroupVal):
+            return None
+        method = node.func.attr
+        if node.args or node.keywords:
+            raise self.err(node, "tile group .%s() takes no arguments" % method)
+        if method == "next":
+            ptr = "%s.Next()" % base.code
+        elif method in ("current", "previous"):
+            ptr = "%s.%s(%s)" % (base.code, method.capitalize(), self.where(node))
+        else:
+            raise self.err(node.func, "a tile group has next(), current(), previous() and [i], "
+                                      "not %s()" % method)
+        return TileVal("(*%s)" % ptr, base.tt, ptr=ptr)
+
     def call(self, node, statement=False):
+        tile = self.group_method(node)
+        if tile is not None:
+            if statement:
+                self.emit("(void)%s;" % tile.ptr)
+            return tile
         fn = self.resolve_callee(node.func)
         dsl = getattr(fn, "_tessera_dsl", None)
         import builtins
@@ -1117,12 +1439,18 @@ class _Codegen:
             if len(args) != 1 or not isinstance(args[0], Const):
                 raise self.err(node, "pl.constexpr condition is not a compile-time constant")
             return args[0]
-        if dsl in ("make_tensor", "make_tile"):
+        if dsl in ("make_tensor", "make_tile", "make_tile_group"):
             raise self.err(node, "assign the result of pl.%s to a name" % dsl)
         if dsl == "range":
             raise self.err(node, "pl.range() is only allowed as a for loop's iterator")
-        if dsl in ("load", "store"):
+        if dsl in ("load", "store", "load_tile", "store_tile"):
             self.load_store(node, dsl, args, kwargs)
+            return None
+        if dsl == "move":
+            self.move(node, args, kwargs)
+            return None
+        if dsl in ("matmul", "matmul_acc"):
+            self.matmul(node, dsl, args, kwargs)
             return None
         if dsl in _VEC_BINARY or dsl in _VEC_UNARY or dsl in ("neg", "cast", "copy", "fill"):
             self.vector(node, dsl, args, kwargs)
@@ -1140,11 +1468,19 @@ class _Codegen:
         if not isinstance(ptr, PtrVal):
             raise self.err(node, "make_tensor needs a pl.Ptr parameter as its first argument")
         dtype = ptr.dtype
+        ptr_code = ptr.code
         if isinstance(bound.get("dtype"), Const) and bound["dtype"].value is not None:
             dtype = bound["dtype"].value
+            if not isinstance(dtype, dtypes.DataType):
+                raise self.err(node, "make_tensor dtype must be a pl.DT_* constant, got %r"
+                               % (dtype,))
             if dtype is not ptr.dtype:
-                raise self.err(node, "make_tensor dtype %r differs from the pointer's %r"
-                               % (dtype, ptr.dtype))
+                if ptr.dtype is not dtypes.UINT8:
+                    raise self.err(node, "make_tensor dtype %r differs from the pointer's %r"
+                                   % (dtype, ptr.dtype),
+                                   hint="only a byte pointer (pl.Ptr[pl.DT_UINT8]) is viewed as "
+                                        "another dtype")
+                ptr_code = "reinterpret_cast<%s*>(%s)" % (dtype.cxx, ptr.code)
         shape = self.scalar_list(node, bound.get("shape"), "shape")
         rank = len(shape)
         if not 1 <= rank <= 2:
@@ -1158,7 +1494,7 @@ class _Codegen:
                 raise self.err(node, "make_tensor: %d strides for a rank-%d shape"
                                % (len(stride), rank))
         self.emit("const auto %s = tsr_jit::MakeTensor<%s, %d>(%s, {%s}, {%s}, %s);"
-                  % (name, dtype.cxx, rank, ptr.code, ", ".join(shape), ", ".join(stride),
+                  % (name, dtype.cxx, rank, ptr_code, ", ".join(shape), ", ".join(stride),
                      self.where(node)))
         return TensorVal(name, dtype, rank)
 
@@ -1181,32 +1517,92 @@ class _Codegen:
                 raise self.err(node, "%s entries must be integers" % what)
         return out
 
-    def make_tile(self, node, name, args, kwargs):
+    _SPACES = {"Vec": "kVec", "Mat": "kMat", "Left": "kLeft", "Right": "kRight", "Acc": "kAcc"}
+
+    def tile_type_arg(self, node, v, api):
         from . import language as pl
-        names = ("type", "addr", "size")
-        bound = dict(zip(names, args))
-        bound.update(kwargs)
-        tt = bound.get("type") or bound.get("tile_type")
-        if not isinstance(tt, Const) or not isinstance(tt.value, pl.TileType):
-            raise self.err(node, "make_tile needs a pl.TileType as its first argument")
-        tt = tt.value
-        addr = bound.get("addr")
-        if not isinstance(addr, Const) or isinstance(addr.value, bool) or \
-                not isinstance(addr.value, int):
-            raise self.err(node, "make_tile: addr must be a compile-time int (a UB byte address)")
-        a = addr.value
+        if not isinstance(v, Const) or not isinstance(v.value, pl.TileType):
+            raise self.err(node, "%s needs a pl.TileType as its type" % api)
+        return v.value
+
+    def check_addr(self, node, tt, a):
+        from . import language as pl
         align = pl.ALIGNMENT[tt.target_memory]
         if a < 0 or a % align:
             raise self.err(node, "Tile address 0x%x is not %d-byte aligned (%s)"
                            % (a, align, tt.target_memory.name))
+
+    def tile_init(self, node, tt, addr):
+        """The C++ expression creating a tile of `tt` at byte `addr` of its buffer."""
+        side = "cube" if tt.is_cube else "vector"
+        if self.section is not None:
+            self.require_side(node, side, "a %s tile" % tt.target_memory.name, infer=False)
+        # Whether a core without the tile's buffer gets an empty tile instead of an error
+        # depends on the kernel type, known when the body is generated (see `generate`).
+        mix = _OPTIONAL_TILE % side
+        if not tt.is_cube:
+            self.k.ub_high = max(self.k.ub_high, addr + tt.nbytes)
+            return "tsr_jit::ArenaTile<%s>(tsr_jit::Space::kVec, %d, %d, %s, %s)" % (
+                tt.dtype.cxx, addr, tt.shape[0] * tt.shape[1], mix, self.where(node))
+        return "tsr_jit::MakeCubeTile<%s>(tsr_jit::Space::%s, %d, %d, %d, %s, %s)" % (
+            tt.dtype.cxx, self._SPACES[tt.target_memory.name], addr, tt.shape[0], tt.shape[1],
+            mix, self.where(node))
+
+    def make_tile(self, node, name, args, kwargs):
+        names = ("type", "addr", "size")
+        bound = dict(zip(names, args))
+        bound.update(kwargs)
+        tt = self.tile_type_arg(node, bound.get("type") or bound.get("tile_type"), "make_tile")
+        addr = bound.get("addr")
+        if not isinstance(addr, Const) or isinstance(addr.value, bool) or \
+                not isinstance(addr.value, int):
+            raise self.err(node, "make_tile: addr must be a compile-time int (a byte address in "
+                                 "the tile's buffer)")
+        a = addr.value
+        self.check_addr(node, tt, a)
         if bound.get("size") is not None and isinstance(bound["size"], Const) and \
                 bound["size"].value is not None and bound["size"].value < tt.nbytes:
             raise self.err(node, "make_tile: size %d is smaller than the tile's %d bytes"
                            % (bound["size"].value, tt.nbytes))
-        self.k.ub_high = max(self.k.ub_high, a + tt.nbytes)
-        self.emit("const auto %s = tsr_jit::MakeTile<%s>(%d, %d, %s);"
-                  % (name, tt.dtype.cxx, a, tt.shape[0] * tt.shape[1], self.where(node)))
+        self.decls.append("%s %s;" % (_tile_cxx(tt), name))
+        self.emit("%s = %s;" % (name, self.tile_init(node, tt, a)))
         return TileVal(name, tt)
+
+    def make_tile_group(self, node, name, args, kwargs):
+        from . import language as pl
+        names = ("type", "addrs", "mutex_ids", "depth")
+        bound = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise self.err(node, "make_tile_group() got an unexpected keyword '%s'" % k)
+            bound[k] = v
+        tt = self.tile_type_arg(node, bound.get("type"), "make_tile_group")
+        addrs = bound.get("addrs")
+        if not isinstance(addrs, Const):
+            raise self.err(node, "make_tile_group: addrs must be a compile-time int or list")
+        depth_v = bound.get("depth")
+        depth = depth_v.value if isinstance(depth_v, Const) else None
+        mutex = bound.get("mutex_ids")
+        mutex = mutex.value if isinstance(mutex, Const) else None
+        if isinstance(addrs.value, (list, tuple)):
+            slots = list(addrs.value)
+        else:
+            if depth is None:
+                depth = len(mutex) if isinstance(mutex, (list, tuple)) and mutex else 2
+            align = pl.ALIGNMENT[tt.target_memory]
+            step = (tt.nbytes + align - 1) // align * align
+            slots = [addrs.value + i * step for i in range(depth)]
+        if not slots or any(isinstance(a, bool) or not isinstance(a, int) for a in slots):
+            raise self.err(node, "make_tile_group: addrs must hold ints, got %r" % (addrs.value,))
+        if depth is not None and depth != len(slots):
+            raise self.err(node, "make_tile_group: depth %d but %d addresses" % (depth,
+                                                                               len(slots)))
+        for a in slots:
+            self.check_addr(node, tt, a)
+        self.decls.append("tsr_jit::TileGroup<%s, %d> %s;" % (_tile_cxx(tt), len(slots), name))
+        for i, a in enumerate(slots):
+            self.emit("%s.slots[%d] = %s;" % (name, i, self.tile_init(node, tt, a)))
+        return TileGroupVal(name, tt, len(slots))
 
     def load_store(self, node, dsl, args, kwargs):
         if len(args) != 3:
@@ -1215,7 +1611,8 @@ class _Codegen:
             if kwargs[k] is not None and not (isinstance(kwargs[k], Const)
                                               and kwargs[k].value is None):
                 raise self.err(node, "pl.%s: keyword '%s' is not supported" % (dsl, k))
-        if dsl == "load":
+        loading = dsl in ("load", "load_tile")
+        if loading:
             tile, tensor = args[0], args[1]
         else:
             tensor, tile = args[0], args[1]
@@ -1223,28 +1620,92 @@ class _Codegen:
             raise self.err(node, "pl.%s: the tile argument is not a tile" % dsl)
         if not isinstance(tensor, TensorVal):
             raise self.err(node, "pl.%s: the tensor argument is not a tensor (make_tensor)" % dsl)
-        if tile.tt.dtype is not tensor.dtype:
+        space = tile.tt.target_memory.name
+        acc_store = not loading and space == "Acc"
+        if acc_store:
+            if tensor.dtype not in (dtypes.FP32, dtypes.FP16, dtypes.BF16):
+                raise self.err(node, "pl.%s: an Acc tile stores to DT_FP32, DT_FP16 or DT_BF16 "
+                                     "tensors (Fixpipe casts), not %r" % (dsl, tensor.dtype))
+        elif tile.tt.dtype is not tensor.dtype:
             raise self.err(node, "pl.%s: tile dtype %r differs from tensor dtype %r"
                            % (dsl, tile.tt.dtype, tensor.dtype))
+        if tile.tt.is_cube:
+            if (loading and space != "Mat") or (not loading and space != "Acc"):
+                raise self.err(node, "pl.%s: %s tiles %s" % (
+                    dsl, space, "are filled by pl.move (load into a Mat tile)" if loading
+                    else "are not stored; store the Acc tile of a matmul"))
+            if tensor.rank != 2:
+                raise self.err(node, "pl.%s: cube tiles move to and from rank-2 tensors" % dsl)
+        self.require_side(node, "cube" if tile.tt.is_cube else "vector", "pl.%s" % dsl)
         offs = self.scalar_list(node, args[2], "offsets")
         if len(offs) != tensor.rank:
             raise self.err(node, "pl.%s: %d offsets for a rank-%d tensor"
                            % (dsl, len(offs), tensor.rank))
         r, c = tile.tt.shape
-        if dsl == "load":
-            self.emit("tsr_jit::Load(%s, %d, %d, %s, std::array<int64_t, %d>{%s}, %s);"
-                      % (tile.code, r, c, tensor.code, tensor.rank, ", ".join(offs),
-                         self.where(node)))
+        if dsl in ("load_tile", "store_tile"):
+            # Offsets counted in tiles.
+            scale = [r, c] if tensor.rank == 2 else [r * c]
+            offs = ["(%s * int64_t{%d})" % (o, k) for o, k in zip(offs, scale)]
+        offs_code = "std::array<int64_t, %d>{%s}" % (tensor.rank, ", ".join(offs))
+        where = self.where(node)
+        if tile.tt.is_cube:
+            if loading:
+                self.emit("tsr_jit::LoadMat(%s, %s, %s, %s);" % (tile.code, tensor.code,
+                                                                 offs_code, where))
+            else:
+                self.emit("tsr_jit::StoreAcc(%s, %s, %s, %s);" % (tensor.code, tile.code,
+                                                                  offs_code, where))
+        elif loading:
+            self.emit("tsr_jit::Load(%s, %d, %d, %s, %s, %s);"
+                      % (tile.code, r, c, tensor.code, offs_code, where))
         else:
-            self.emit("tsr_jit::Store(%s, %s, %d, %d, std::array<int64_t, %d>{%s}, %s);"
-                      % (tensor.code, tile.code, r, c, tensor.rank, ", ".join(offs),
-                         self.where(node)))
+            self.emit("tsr_jit::Store(%s, %s, %d, %d, %s, %s);"
+                      % (tensor.code, tile.code, r, c, offs_code, where))
+
+    def move(self, node, args, kwargs):
+        if len(args) != 2 or kwargs:
+            raise self.err(node, "pl.move takes (destination, source); offsets and modes are not "
+                                 "supported")
+        dst, src = args
+        if not isinstance(dst, TileVal) or not isinstance(src, TileVal):
+            raise self.err(node, "pl.move: both arguments must be tiles")
+        ds, ss = dst.tt.target_memory.name, src.tt.target_memory.name
+        if ss != "Mat" or ds not in ("Left", "Right"):
+            raise self.err(node, "pl.move moves a Mat tile into a Left or Right tile, not %s -> %s"
+                           % (ss, ds))
+        if dst.tt.shape != src.tt.shape or dst.tt.dtype is not src.tt.dtype:
+            raise self.err(node, "pl.move: %r and %r differ in shape or dtype" % (dst.tt, src.tt))
+        self.require_side(node, "cube", "pl.move")
+        self.emit("tsr_jit::MoveToL0(%s, %s, %s);" % (dst.code, src.code,
+                                                      "true" if ds == "Right" else "false"))
+
+    def matmul(self, node, dsl, args, kwargs):
+        if len(args) != 3 or kwargs:
+            raise self.err(node, "pl.%s takes (acc, lhs, rhs)" % dsl)
+        acc, a, b = args
+        for t, space, role in ((acc, "Acc", "acc"), (a, "Left", "lhs"), (b, "Right", "rhs")):
+            if not isinstance(t, TileVal) or t.tt.target_memory.name != space:
+                raise self.err(node, "pl.%s: %s must be a %s tile" % (dsl, role, space))
+        if a.tt.dtype is not b.tt.dtype:
+            raise self.err(node, "pl.%s: lhs %r and rhs %r differ in dtype" % (dsl, a.tt.dtype,
+                                                                               b.tt.dtype))
+        (m, k), (k2, n), (m2, n2) = a.tt.shape, b.tt.shape, acc.tt.shape
+        if k != k2 or m != m2 or n != n2:
+            raise self.err(node, "pl.%s: shapes [%d, %d] x [%d, %d] -> [%d, %d] do not match"
+                           % (dsl, m, k, k2, n, m2, n2))
+        self.require_side(node, "cube", "pl.%s" % dsl)
+        self.emit("tsr_jit::Matmul(%s, %s, %s, %s, %s);" % (
+            acc.code, a.code, b.code, "true" if dsl == "matmul" else "false", self.where(node)))
 
     def vector(self, node, dsl, args, kwargs):
-        self.has_vector = True
         if not args or not isinstance(args[0], TileVal):
             raise self.err(node, "pl.%s: the first argument is the destination tile" % dsl)
         out = args[0]
+        for t in args:
+            if isinstance(t, TileVal) and t.tt.is_cube:
+                raise self.err(node, "pl.%s works on Vec tiles; %r is a %s tile"
+                               % (dsl, t.tt, t.tt.target_memory.name))
+        self.require_side(node, "vector", "pl.%s" % dsl)
         n = out.tt.shape[0] * out.tt.shape[1]
 
         def same(t, role):
@@ -1595,7 +2056,8 @@ class JitKernel:
     ``k[block_dim](...)`` or ``k(...)`` (one block on the default stream)."""
 
     def __init__(self, fn, captured_locals, target=None, arch=None, auto_mutex=True, name=None,
-                 pipeline=None, tiling_key=None, datatype=None, compile_timeout=None):
+                 pipeline=None, tiling_key=None, datatype=None, compile_timeout=None,
+                 timeout=None):
         if pipeline is not None:
             raise InvalidArgument("jit(pipeline=...) is not supported yet")
         self.fn = fn
@@ -1605,7 +2067,8 @@ class JitKernel:
             raise InvalidArgument("jit(name=%r): a kernel name must be an ASCII identifier (it "
                                   "names the C++ function and the cached object)" % (self.name,))
         self.captured_locals = captured_locals
-        self.compile_timeout = compile_timeout or 600
+        # PyPTO's tests spell it timeout=, its signature compile_timeout=.
+        self.compile_timeout = compile_timeout or timeout or 600
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
         lines, first = inspect.getsourcelines(fn)
         self.first_line = first
@@ -1769,6 +2232,9 @@ class JitKernel:
         out.append("  tsr_jit::LineGuard tsr_lg;")
         for name, ct in gen.scalar_decl.items():
             out.append("  %s v_%s{%s};" % (ct, name, gen.scalar_init.get(name, "")))
+        out.extend("  " + d for d in gen.decls)
+        if gen.mix:
+            out.append("  bool tsr_pending = false;")
         for p in params:
             if p.kind == "tensor":
                 r = len(p.dims)
@@ -1776,6 +2242,13 @@ class JitKernel:
                 strides = "int64_t{1}" if r == 1 else "d_%s_1, int64_t{1}" % p.name
                 out.append('  const auto t_%s = tsr_jit::MakeTensor<%s, %d>(p_%s, {%s}, {%s}, '
                            '"%s");' % (p.name, p.dtype.cxx, r, p.name, dims, strides, p.name))
+        # Tiles for the other core type (all of them in a MIX kernel) are optional: that core has
+        # no such buffer and never uses them.
+        kind = gen.kind
+        optional = {"cube": kind != "aic", "vector": kind != "aiv"}
+        for side, value in optional.items():
+            mark = _OPTIONAL_TILE % side
+            body = [ln.replace(mark, "true" if value else "false") for ln in body]
         out.extend(body)
         out.append("}")
         out.append("}  // namespace tsr_jit")
@@ -1790,7 +2263,8 @@ class JitKernel:
         entry += [
             "  tessera::device::LaunchConfig config;",
             "  config.block_dim = block_dim;",
-            "  config.type = tessera::device::KernelType::kAiv;",
+            "  config.type = tessera::device::KernelType::%s;"
+            % {"aiv": "kAiv", "aic": "kAic", "mix": "kMix"}[gen.kind],
             "  config.name = \"%s\";" % self.name,
             "  const tessera::device::Stream s = stream != nullptr ? "
             "static_cast<tsrStreamHandle*>(stream)->stream : tessera::device::Stream();",
@@ -1934,13 +2408,14 @@ class _Launcher:
                     continue
                 if kind == "ptr" and not checked:
                     ptr, dt = pointer_of(a, "arg[%d] '%s'" % (i, p.name))
-                    if dt is not p.dtype:
+                    if dt is not p.dtype and p.dtype is not dtypes.UINT8:
                         raise InvalidType("arg[%d] '%s': dtype mismatch - expected %s, got %s"
                                           % (i, p.name, p.dtype.name, dt.name))
                     cargs.append(ptr)
                     continue
                 info = describe(a, "arg[%d] '%s'" % (i, p.name))
-                if info.dtype is not p.dtype:
+                if info.dtype is not p.dtype and not (kind == "ptr" and
+                                                      p.dtype is dtypes.UINT8):
                     raise InvalidType("arg[%d] '%s': dtype mismatch - expected %s, got %s"
                                       % (i, p.name, p.dtype.name, info.dtype.name))
                 ptr = info.ptr

@@ -4,12 +4,13 @@ Kernels are Python functions decorated with ``@pl.jit``; their bodies are compil
 functions below are declarations for the compiler: called outside a kernel they raise, as in
 PyPTO (``pl.range`` returns ``builtins.range`` and the sections are empty context managers).
 
-Supported subset (vector kernels): ``pl.Ptr[dt]`` / ``pl.Tensor[[dims], dt]`` / ``pl.DT_*`` scalar
-parameters and one TilingData dataclass last; ``make_tensor``; ``TileType`` and ``make_tile`` in
-UB (``MemorySpace.Vec``); ``load``/``store``; the vector ops in destination-passing style;
-``pl.range``, ``if``/``while``/``break``/``continue``/``return``; ``pl.min``/``pl.max``;
-``get_block_idx/num``, ``get_subblock_idx/num``; ``section_vector``. Cube sections and ops come
-with the cube layer.
+Supported subset: ``pl.Ptr[dt]`` / ``pl.Tensor[[dims], dt]`` / ``pl.DT_*`` scalar parameters and
+one TilingData dataclass last; ``make_tensor``; ``TileType`` and ``make_tile`` / ``make_tile_group``
+in UB (``MemorySpace.Vec``), L1 (``Mat``), L0A (``Left``), L0B (``Right``) and L0C (``Acc``);
+``load``/``store`` (and ``load_tile``/``store_tile``); the vector ops in destination-passing style;
+the cube ops ``move``, ``matmul``, ``matmul_acc``; ``pl.range``, ``if``/``while``/``break``/
+``continue``/``return``; ``pl.min``/``pl.max``; ``get_block_idx/num``, ``get_subblock_idx/num``;
+``section_vector`` and ``section_cube`` (both in one kernel: a MIX kernel).
 """
 import builtins
 import contextlib
@@ -101,6 +102,10 @@ ALIGNMENT = {MemorySpace.Vec: 32, MemorySpace.Mat: 32, MemorySpace.Left: 512,
              MemorySpace.Right: 512, MemorySpace.Acc: 64, MemorySpace.ScaleLeft: 32,
              MemorySpace.ScaleRight: 32}
 
+# Memory spaces a TileType may name (the others have no instructions here).
+_TILE_SPACES = (MemorySpace.Vec, MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right,
+                MemorySpace.Acc)
+
 
 class TileType:
     """A compile-time 2-D tile descriptor. The shape must be compile-time ints (literals,
@@ -122,9 +127,9 @@ class TileType:
         if not isinstance(target_memory, MemorySpace):
             raise InvalidType("TileType: target_memory must be a pl.MemorySpace, got %r"
                               % (target_memory,))
-        if target_memory is not MemorySpace.Vec:
-            raise InvalidVal("TileType: only MemorySpace.Vec (UB) tiles are supported until the "
-                             "cube layer lands, got %s" % target_memory.name)
+        if target_memory not in _TILE_SPACES:
+            raise InvalidVal("TileType: target_memory %s is not supported (supported: %s)"
+                             % (target_memory.name, ", ".join(m.name for m in _TILE_SPACES)))
         if valid_shape is not None or layout is not None or fractal is not None or \
                 pad is not None or compact is not None:
             raise InvalidVal("TileType: valid_shape/layout/fractal/pad/compact are not supported "
@@ -135,6 +140,29 @@ class TileType:
         if (self.shape[1] * dtype.itemsize) % 32 != 0:
             raise InvalidVal("TileType: a row of %d x %s is %d bytes; rows must be whole 32-byte "
                              "blocks" % (self.shape[1], dtype.name, self.shape[1] * dtype.itemsize))
+        if target_memory is not MemorySpace.Vec:
+            self._check_cube()
+
+    def _check_cube(self):
+        # The cube buffers hold fractals of 16 rows (16 x 16 in L0B and L0C), and the data path
+        # here is the 2-byte one (fp16/bf16 inputs, fp32 accumulation).
+        from ..errors import InvalidType, InvalidVal
+        space = self.target_memory
+        allowed = (_dt.FP32,) if space is MemorySpace.Acc else (_dt.FP16, _dt.BF16)
+        if self.dtype not in allowed:
+            raise InvalidType("TileType: %s tiles hold %s, got %r" % (
+                space.name, " or ".join(repr(d) for d in allowed), self.dtype))
+        rows, cols = self.shape
+        if rows % 16:
+            raise InvalidVal("TileType: %s tiles need rows in whole fractals of 16, got %r"
+                             % (space.name, list(self.shape)))
+        if space in (MemorySpace.Right, MemorySpace.Acc) and cols % 16:
+            raise InvalidVal("TileType: %s tiles need columns in whole fractals of 16, got %r"
+                             % (space.name, list(self.shape)))
+
+    @property
+    def is_cube(self):
+        return self.target_memory is not MemorySpace.Vec
 
     @property
     def nbytes(self):
@@ -145,10 +173,12 @@ class TileType:
             (other.shape, other.dtype, other.target_memory)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype.name))
+        return hash((self.shape, self.dtype.name, self.target_memory))
 
     def __repr__(self):
-        return "TileType(%r, %r)" % (list(self.shape), self.dtype)
+        if self.target_memory is MemorySpace.Vec:
+            return "TileType(%r, %r)" % (list(self.shape), self.dtype)
+        return "TileType(%r, %r, %s)" % (list(self.shape), self.dtype, self.target_memory)
 
 
 class RoundMode:
@@ -172,7 +202,8 @@ def _dsl(name):
 
 
 _DSL_NAMES = (
-    "make_tensor", "make_tile", "load", "store", "add", "sub", "mul", "div", "maximum", "minimum",
+    "make_tensor", "make_tile", "make_tile_group", "load", "store", "load_tile", "store_tile",
+    "move", "matmul", "matmul_acc", "add", "sub", "mul", "div", "maximum", "minimum",
     "neg", "abs", "exp", "log", "sqrt", "rsqrt", "recip", "relu", "sigmoid", "tanh", "silu",
     "gelu", "cast", "copy", "fill", "get_block_idx", "get_block_num", "get_subblock_idx",
     "get_subblock_num", "min", "max", "const", "constexpr")
