@@ -59,6 +59,24 @@ _handles = _load()
 lib = _handles["runtime"]
 
 
+def _load_fast():
+    """The package's C extension (tessera/_fast.cc) from the build, or None when the build had
+    no Python headers; loaded after the libraries, so it binds to the same runtime instance."""
+    path = _build.config().get("fast_module")
+    if not path or not os.path.exists(path) or os.environ.get("TESSERA_PY_NO_FAST") == "1":
+        return None
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.ExtensionFileLoader("tessera._fast", path)
+    spec = importlib.util.spec_from_file_location("tessera._fast", path, loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+fast = _load_fast()
+
+
 def _decl(name, argtypes, restype=c_int):
     fn = getattr(lib, name)
     fn.argtypes = argtypes

@@ -3,7 +3,7 @@ shapes, strides and dtypes without copies."""
 import ctypes
 import sys
 
-from . import dtypes
+from . import _capi, dtypes
 from .errors import InvalidArgument, InvalidType
 
 
@@ -167,10 +167,15 @@ def describe(obj, what="tensor"):
     if torch is not None and isinstance(obj, torch.Tensor):
         _KINDS[type(obj)] = _from_torch
         _TORCH_TYPES.add(type(obj))
+        if _capi.fast is not None:
+            _capi.fast.set_torch(torch.Tensor, {getattr(torch, d.torch): d.tsr
+                                                for d in dtypes.ALL})
         return _from_torch(obj, what)
     np = sys.modules.get("numpy")
     if np is not None and isinstance(obj, np.ndarray):
         _KINDS[type(obj)] = _from_numpy
+        if _capi.fast is not None:
+            _capi.fast.configure(np.ndarray)
         return _from_numpy(obj, what)
     if hasattr(obj, "__dlpack__"):
         return _from_dlpack(obj, what)

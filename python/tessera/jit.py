@@ -2040,7 +2040,7 @@ _SCALAR_CTYPES = {"FP32": ctypes.c_float, "INT8": ctypes.c_int8, "INT16": ctypes
 
 class _Entry:
     """A loaded specialisation: the C entry point and what the launcher needs."""
-    __slots__ = ("fn", "params", "lib", "compiled", "errbuf")
+    __slots__ = ("fn", "params", "lib", "compiled", "errbuf", "plan")
 
     def __init__(self, fn, params, lib, compiled):
         self.fn = fn
@@ -2048,6 +2048,34 @@ class _Entry:
         self.lib = lib
         self.compiled = compiled
         self.errbuf = ctypes.create_string_buffer(1024)
+        self.plan = None
+
+
+_SCALAR_CODES = {"FP32": "f", "INT8": "b", "INT16": "h", "INT32": "i", "INT64": "q",
+                 "UINT8": "B", "BOOL": "?"}
+
+
+def _fast_plan(lib, entry, params):
+    """The C extension's launch plan for a loaded kernel (None without the extension)."""
+    fast = _capi.fast
+    if fast is None:
+        return None
+    spec = []
+    tiling_cls = None
+    for p in params:
+        if p.kind == "ptr":
+            # A byte pointer takes any tensor (make_tensor(dtype=) views it).
+            spec.append(("p", -1 if p.dtype is dtypes.UINT8 else p.dtype.tsr, ()))
+        elif p.kind == "tensor":
+            spec.append(("t", p.dtype.tsr, tuple(d if type(d) is int else -1 for d in p.dims)))
+        elif p.kind == "scalar":
+            spec.append(("s", ord(_SCALAR_CODES[p.dtype.name]), ()))
+        else:
+            tiling_cls = p.layout.cls
+            spec.append(("g", 0, ()))
+    packed = ctypes.cast(lib.tsr_jit_launch_packed, ctypes.c_void_p).value
+    return fast.make_plan(packed, ctypes.addressof(entry.errbuf), spec, tiling_cls,
+                          tiling.tiling_instance_to_bytes)
 
 
 class JitKernel:
@@ -2107,6 +2135,7 @@ class JitKernel:
                 raise InvalidVal("jit(datatype=...): type variable '%s' clashes with a parameter "
                                  "or TilingKey field" % var)
         self._entries = {}
+        self._launchers = {}
         self.ub_high = 0
         self._src_lines = None
         # Without datatype variables the parameters resolve now, so bad annotations fail early.
@@ -2274,6 +2303,14 @@ class JitKernel:
             "  std::snprintf(err, err_len, \"%s\", std::string(st.message()).c_str());",
             "  return static_cast<int>(st.code());",
             "}",
+            # The same entry with its arguments as an array of pointers to their values: one
+            # signature for every kernel, called by the package's C extension (tessera/_fast.cc).
+            "extern \"C\" __attribute__((visibility(\"default\"))) int tsr_jit_launch_packed("
+            "uint32_t block_dim, void* stream, char* err, size_t err_len, void* const* args) {",
+            "  return tsr_jit_launch(block_dim, stream, err, err_len%s);" % "".join(
+                ", *static_cast<%s const*>(args[%d])" % (e.rsplit(" ", 1)[0], i)
+                for i, e in enumerate(entry_params)),
+            "}",
             "extern \"C\" __attribute__((visibility(\"default\"))) uint64_t "
             "tsr_jit_tiling_hash() { return %s; }" % hash_fn,
             "extern \"C\" __attribute__((visibility(\"default\"))) int "
@@ -2322,12 +2359,27 @@ class JitKernel:
                                    "Python's 0x%x (%s)" % (self.name, lib.tsr_jit_tiling_hash(),
                                                           tp.layout.hash, compiled.path))
             entry = _Entry(fn, params, lib, compiled)
+            entry.plan = _fast_plan(lib, entry, params)
             _loaded_libs.append((lib, self))
             self._entries[spec] = entry
             return entry
 
     # -- launch ---------------------------------------------------------------------------------
     def __getitem__(self, item):
+        # k[None, block_dim] and k[block_dim] are the same launcher each time (a stream or a
+        # key dict is not cached: the launcher would keep the stream alive).
+        plain = type(item) is int or (type(item) is tuple and len(item) == 2 and
+                                      item[0] is None and type(item[1]) is int)
+        if plain:
+            launcher = self._launchers.get(item)
+            if launcher is None:
+                launcher = self._launcher(item)
+                if len(self._launchers) < 256:
+                    self._launchers[item] = launcher
+            return launcher
+        return self._launcher(item)
+
+    def _launcher(self, item):
         if not isinstance(item, tuple):
             return _Launcher(self, None, item, None, None)
         n = len(item)
@@ -2388,6 +2440,13 @@ class _Launcher:
         entry = k._entries.get((self.key_values, self.dtype_items))
         if entry is None:
             entry = k._entry(self.key_values, self.dtype_items)
+        if entry.plan is not None and not device._checked:
+            status = _capi.fast.launch(entry.plan, bd, self.handle, args, device._pending)
+            if status is not None:
+                if status:
+                    raise _capi.error_for(status, "launch of kernel '%s'" % k.name,
+                                          entry.errbuf.value.decode("utf-8", "replace"))
+                return
         params = entry.params
         if len(args) != len(params):
             raise InvalidType("kernel '%s': Expected %d args, got %d" % (k.name, len(params),

@@ -1,7 +1,9 @@
 """Every operator of tessera's operator packages, callable on numpy arrays and torch CPU tensors.
 
 Each call goes through the two-stage C API by op name (tsrOpGetWorkspaceSize, then tsrOpExecute
-on a stream) with the runtime's plan cache; failures raise InvalidArgument / NotFound /
+on a stream) with the runtime's plan cache. A repeated synchronous call takes one call into the
+package's C extension (tessera/_fast.cc: read the tensors, find the executor, run, synchronise);
+the first call of a signature, asynchronous calls and checked mode take the Python path. Failures raise InvalidArgument / NotFound /
 TesseraError carrying the runtime's message. ``out=None`` allocates the result (a torch tensor
 when any input is one, else a numpy array; bf16 needs torch). With ``stream=None`` the call runs
 on the default stream and returns when the result is ready; with a ``tessera.Stream`` it is
@@ -66,12 +68,23 @@ def _make_tensor(info):
     return t
 
 
+def _attr_key(attrs):
+    return tuple(sorted(attrs.items())) if attrs else None
+
+
 def call(op_type, inputs, outputs, attrs=None, stream=None):
     """Runs operator `op_type` of the operator packages: `inputs` and `outputs` are tensors
     (an input may be None when optional), `attrs` a dict of attribute values."""
+    fast = _capi.fast
+    if fast is not None and stream is None and not device._checked:
+        st = fast.op_run(op_type, _attr_key(attrs), (*inputs, *outputs), len(inputs))
+        if st is not None:
+            if st:
+                _raise_failed(st, op_type)
+            return
     handle = None if stream is None else device.stream_handle(stream)
     infos = []
-    shapes = [op_type, handle or 0, tuple(sorted(attrs.items())) if attrs else ()]
+    shapes = [op_type, handle or 0, _attr_key(attrs) or ()]
     for i, x in enumerate(inputs):
         if x is None:
             infos.append(None)
@@ -93,26 +106,33 @@ def call(op_type, inputs, outputs, attrs=None, stream=None):
     cached = _executors.get(sig)
     if cached is not None:
         _executors.move_to_end(sig)
-        executor, ws_size, last = cached
-        # Re-point only the tensors whose address changed (loops often reuse buffers).
-        if last != ptrs:
-            for idx, ptr in enumerate(ptrs):
-                if last[idx] != ptr:
-                    _capi.check(_capi.tsrSetExecutorTensorAddress(executor, idx, ptr or None),
-                                op_type)
-                    last[idx] = ptr
+        executor, ws_size = cached
+        # Every address: the C extension and checked mode re-point the same executor.
+        for idx, ptr in enumerate(ptrs):
+            _capi.check(_capi.tsrSetExecutorTensorAddress(executor, idx, ptr or None), op_type)
     else:
         executor, ws_size = _cache_new(sig, op_type, infos, len(inputs), ptrs, attrs or {})
+    if fast is not None and handle is None:
+        fast.op_remember(op_type, _attr_key(attrs), (*inputs, *outputs), len(inputs), executor,
+                         ws_size, _pool(None) if ws_size else None)
     _execute(op_type, executor, ws_size, handle, present, ())
+
+
+def _raise_failed(status, op_type):
+    err = _capi.error_for(status, op_type)
+    _capi.tsrResetStreamError(None)
+    raise err
 
 
 def _cache_new(sig, op_type, infos, n_in, ptrs, attrs):
     executor, ws_size = _prepare(op_type, infos[:n_in], infos[n_in:], ptrs, attrs)
     if len(_executors) >= _EXEC_CACHE_SIZE:
-        _, (old, _, _) = _executors.popitem(last=False)
+        _, (old, _) = _executors.popitem(last=False)
         device.synchronize()  # the evicted executor may still be queued
+        if _capi.fast is not None:
+            _capi.fast.op_forget(old)
         _capi.tsrDestroyExecutor(old)
-    _executors[sig] = (executor, ws_size, list(ptrs))
+    _executors[sig] = (executor, ws_size)
     return executor, ws_size
 
 
@@ -150,11 +170,10 @@ def _call_staged(op_type, infos, n_in, present, sig, attrs, handle):
             ptrs.append(ptr)
         cached = _executors.get(sig)
         if cached is not None:
-            executor, ws_size, last = cached
+            executor, ws_size = cached
             for idx, ptr in enumerate(ptrs):
                 _capi.check(_capi.tsrSetExecutorTensorAddress(executor, idx, ptr or None),
                             op_type)
-                last[idx] = ptr
         else:
             executor, ws_size = _cache_new(sig, op_type, infos, n_in, ptrs, attrs)
         ws = None
@@ -272,8 +291,38 @@ def _broadcast(a, b):
     return out
 
 
+def _same_kind_empty(x, y):
+    """The result of an elementwise op on x and y when both are numpy arrays or both torch
+    tensors of one shape (the common case, without describing them); None otherwise."""
+    kind = type(x)
+    if kind is not type(y) or (y is not None and x.shape != y.shape):
+        return None
+    np = sys.modules.get("numpy")
+    if np is not None and kind is np.ndarray:
+        return np.empty(x.shape, x.dtype)
+    torch = sys.modules.get("torch")
+    if torch is not None and kind is torch.Tensor:
+        return torch.empty(x.shape, dtype=x.dtype)
+    return None
+
+
+_fast = _capi.fast
+
+
 def _binary(op_type):
     def fn(x, y, out=None, stream=None):
+        if out is None:
+            out = _same_kind_empty(x, y)
+        if out is not None:
+            # The repeated synchronous call, inline (call() is the same with more steps).
+            if _fast is not None and stream is None and not device._checked:
+                st = _fast.op_run(op_type, None, (x, y, out), 2)
+                if st is not None:
+                    if st:
+                        _raise_failed(st, op_type)
+                    return out
+            call(op_type, (x, y), (out,), None, stream)
+            return out
         ix, iy = describe(x, "x"), describe(y, "y")
         return _run(op_type, [ix, iy], _broadcast(ix.shape, iy.shape), ix.dtype, out, None,
                     stream)
@@ -284,6 +333,17 @@ def _binary(op_type):
 
 def _unary(op_type):
     def fn(x, out=None, stream=None):
+        if out is None:
+            out = _same_kind_empty(x, x)
+        if out is not None:
+            if _fast is not None and stream is None and not device._checked:
+                st = _fast.op_run(op_type, None, (x, out), 1)
+                if st is not None:
+                    if st:
+                        _raise_failed(st, op_type)
+                    return out
+            call(op_type, (x,), (out,), None, stream)
+            return out
         ix = describe(x, "x")
         return _run(op_type, [ix], ix.shape, ix.dtype, out, None, stream)
     fn.__name__ = op_type.lower()

@@ -22,6 +22,7 @@ def _compile_kernels_in_parallel():
     from concurrent.futures import ThreadPoolExecutor
 
     import tessera.language as pl
+    import cube_kernels
     import kernels
     jobs = [(kernels.add_kernel, {"UseScale": u, "BlockN": b}, None)
             for u, b in ((0, 64), (1, 128), (0, 256), (1, 64))]
@@ -30,6 +31,9 @@ def _compile_kernels_in_parallel():
              (kernels.tensor_kernel, None, None), (kernels.overrun_kernel, None, None),
              (kernels.ub_overflow_kernel, None, None),
              (kernels.flow_kernel, None, None)]
+    jobs += [(cube_kernels.matmul_tilingkey, {"Dtype": d, "TileBlock": t}, None)
+             for d in (0, 1) for t in (0, 1)]
+    jobs += [(cube_kernels.matmul_relu_mix, None, None)]
     with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
         for f in [pool.submit(k.compile, key, dt) for k, key, dt in jobs]:
             f.result()
