@@ -8,6 +8,10 @@
 // code takes its general path, which also raises the precise errors.
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+// Only the array struct and its inline accessors: no numpy C-API table, so numpy is imported
+// when the program imports it, not when tessera is.
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/ndarraytypes.h>
 
 #include <cstdint>
 #include <cstring>
@@ -41,27 +45,25 @@ struct TensorRef {
   int64_t strides[kMaxRank];  // elements
 };
 
-int NumpyCode(const char* fmt, Py_ssize_t itemsize) {
-  if (fmt == nullptr) return kUint8;
-  if (*fmt == '@' || *fmt == '=' || *fmt == '<') ++fmt;
-  if (fmt[0] == 0 || fmt[1] != 0) return -1;  // big-endian, structured, ...
-  switch (fmt[0]) {
-    case 'f':
-      return itemsize == 4 ? kFloat : -1;
-    case 'e':
+int NumpyCode(const PyArray_Descr* d) {
+  if (d->byteorder == '>') return -1;
+  switch (d->type_num) {
+    case NPY_FLOAT:
+      return kFloat;
+    case NPY_HALF:
       return kFloat16;
-    case 'b':
+    case NPY_BYTE:
       return kInt8;
-    case 'B':
+    case NPY_UBYTE:
       return kUint8;
-    case 'h':
+    case NPY_SHORT:
       return kInt16;
-    case 'i':
-      return itemsize == 4 ? kInt32 : -1;
-    case 'l':
-    case 'q':
-      return itemsize == 8 ? kInt64 : -1;
-    case '?':
+    case NPY_INT:
+      return kInt32;
+    case NPY_LONG:
+    case NPY_LONGLONG:
+      return d->elsize == 8 ? kInt64 : -1;
+    case NPY_BOOL:
       return kBool;
     default:
       return -1;
@@ -85,25 +87,20 @@ bool ReadInts(PyObject* seq, int64_t* out, int n) {
 bool Describe(PyObject* o, TensorRef* t) {
   PyTypeObject* type = Py_TYPE(o);
   if (g_ndarray != nullptr && type == reinterpret_cast<PyTypeObject*>(g_ndarray)) {
-    Py_buffer view;
-    if (PyObject_GetBuffer(o, &view, PyBUF_STRIDES | PyBUF_FORMAT) != 0) {
-      PyErr_Clear();  // read-only exports refused etc.: the general path decides
-      return false;
+    auto* a = reinterpret_cast<PyArrayObject*>(o);
+    const PyArray_Descr* d = PyArray_DESCR(a);
+    t->dtype = NumpyCode(d);
+    t->ndim = PyArray_NDIM(a);
+    if (t->dtype < 0 || t->ndim > kMaxRank || d->elsize <= 0) return false;
+    t->ptr = PyArray_DATA(a);
+    const npy_intp* shape = PyArray_DIMS(a);
+    const npy_intp* strides = PyArray_STRIDES(a);
+    for (int i = 0; i < t->ndim; ++i) {
+      if (strides[i] % d->elsize != 0) return false;
+      t->shape[i] = shape[i];
+      t->strides[i] = strides[i] / d->elsize;
     }
-    bool ok = view.ndim <= kMaxRank && view.itemsize > 0;
-    t->dtype = NumpyCode(view.format, view.itemsize);
-    ok = ok && t->dtype >= 0;
-    if (ok) {
-      t->ptr = view.buf;
-      t->ndim = view.ndim;
-      for (int i = 0; i < view.ndim; ++i) {
-        t->shape[i] = view.shape[i];
-        if (view.strides[i] % view.itemsize != 0) ok = false;
-        t->strides[i] = view.strides[i] / view.itemsize;
-      }
-    }
-    PyBuffer_Release(&view);
-    return ok;
+    return true;
   }
   if (g_torch_tensor != nullptr && type == reinterpret_cast<PyTypeObject*>(g_torch_tensor)) {
     PyObject* is_cpu = PyObject_GetAttr(o, g_str_is_cpu);
