@@ -4,6 +4,10 @@ on the native and the emulated ascend910b profile; a MIX kernel (matmul, then re
 halves of each tile by the two vector cores); the errors of the cube subset."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -144,3 +148,12 @@ def test_cube_errors_name_the_python_line(tmp_path, body, message, line):
     text, src = _source_error(tmp_path, body, "k%d" % abs(hash(message)))
     assert message in text
     assert "%s:%d:" % (src, line) in text
+
+
+def test_mix_example_runs():
+    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    path = os.path.join(root, "examples", "python", "matmul_relu_mix.py")
+    r = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=600,
+                       env=dict(os.environ))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "max |c - relu(a @ b)|" in r.stdout
