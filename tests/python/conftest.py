@@ -33,7 +33,9 @@ def _compile_kernels_in_parallel():
              (kernels.flow_kernel, None, None)]
     jobs += [(cube_kernels.matmul_tilingkey, {"Dtype": d, "TileBlock": t}, None)
              for d in (0, 1) for t in (0, 1)]
-    jobs += [(cube_kernels.matmul_relu_mix, None, None)]
+    jobs += [(cube_kernels.matmul_relu_mix, None, None),
+             (cube_kernels.l1_overflow_kernel, None, None),
+             (cube_kernels.k_mismatch_kernel, None, None)]
     with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
         for f in [pool.submit(k.compile, key, dt) for k, key, dt in jobs]:
             f.result()

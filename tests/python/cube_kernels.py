@@ -134,3 +134,40 @@ def matmul_relu_mix(a_ptr: pl.Ptr[pl.DT_FP16], b_ptr: pl.Ptr[pl.DT_FP16],
                 pl.load(half, c, [row0, n0])
                 pl.relu(half, half)
                 pl.store(c, half, [row0, n0])
+
+
+@pl.jit
+def l1_overflow_kernel(a_ptr: pl.Ptr[pl.DT_FP16], c_ptr: pl.Ptr[pl.DT_FP32], n: pl.DT_INT64):
+    a = pl.make_tensor(a_ptr, [n, n])
+    c = pl.make_tensor(c_ptr, [n, n])
+    with pl.section_cube():
+        mat = pl.make_tile(pl.TileType([128, 128], pl.DT_FP16, pl.MemorySpace.Mat),
+                           addr=0x7C000)
+        left = pl.make_tile(pl.TileType([128, 128], pl.DT_FP16, pl.MemorySpace.Left), addr=0)
+        right = pl.make_tile(pl.TileType([128, 128], pl.DT_FP16, pl.MemorySpace.Right), addr=0)
+        acc = pl.make_tile(pl.TileType([128, 128], pl.DT_FP32, pl.MemorySpace.Acc), addr=0)
+        pl.load(mat, a, [0, 0])
+        pl.move(left, mat)
+        pl.move(right, mat)
+        pl.matmul(acc, left, right)
+        pl.store(c, acc, [0, 0])
+
+
+@pl.jit
+def k_mismatch_kernel(a_ptr: pl.Ptr[pl.DT_FP16], b_ptr: pl.Ptr[pl.DT_FP16],
+                      c_ptr: pl.Ptr[pl.DT_FP32], n: pl.DT_INT64):
+    a = pl.make_tensor(a_ptr, [n, n])
+    b = pl.make_tensor(b_ptr, [n - 3, n])
+    c = pl.make_tensor(c_ptr, [n, n])
+    with pl.section_cube():
+        a_mat = pl.make_tile(pl.TileType([32, 32], pl.DT_FP16, pl.MemorySpace.Mat), addr=0)
+        b_mat = pl.make_tile(pl.TileType([32, 32], pl.DT_FP16, pl.MemorySpace.Mat), addr=0x1000)
+        left = pl.make_tile(pl.TileType([32, 32], pl.DT_FP16, pl.MemorySpace.Left), addr=0)
+        right = pl.make_tile(pl.TileType([32, 32], pl.DT_FP16, pl.MemorySpace.Right), addr=0)
+        acc = pl.make_tile(pl.TileType([32, 32], pl.DT_FP32, pl.MemorySpace.Acc), addr=0)
+        pl.load(a_mat, a, [0, 0])
+        pl.load(b_mat, b, [0, 0])
+        pl.move(left, a_mat)
+        pl.move(right, b_mat)
+        pl.matmul(acc, left, right)
+        pl.store(c, acc, [0, 0])

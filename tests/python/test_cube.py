@@ -157,3 +157,28 @@ def test_mix_example_runs():
                        env=dict(os.environ))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "max |c - relu(a @ b)|" in r.stdout
+
+
+def test_cube_run_time_errors_name_the_python_line():
+    import cube_kernels
+    a = np.zeros((128, 128), np.float16)
+    c = np.zeros((128, 128), np.float32)
+    cube_kernels.l1_overflow_kernel[None, 1](a, c, 128)
+    with pytest.raises(tessera.KernelError) as e:
+        tessera.synchronize()
+    text = str(e.value)
+    assert "make_tile: tile at L1 address 507904 of 32768 bytes exceeds the L1 capacity" in text
+    assert "cube_kernels.py:" in text and "mat = pl.make_tile(" in text
+    tessera.Stream.default().reset_error()
+
+    # The left tile holds K = n valid columns, the right one n - 3 rows.
+    n = 20
+    cube_kernels.k_mismatch_kernel[None, 1](np.zeros((n, n), np.float16),
+                                           np.zeros((n - 3, n), np.float16),
+                                           np.zeros((n, n), np.float32), n)
+    with pytest.raises(tessera.KernelError) as e:
+        tessera.synchronize()
+    text = str(e.value)
+    assert "matmul: the left tile holds 20 valid columns (K) but the right tile 17 rows" in text
+    assert "pl.matmul(acc, left, right)" in text
+    tessera.Stream.default().reset_error()
