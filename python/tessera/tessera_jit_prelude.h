@@ -60,12 +60,17 @@ inline int64_t Mod(int64_t a, int64_t b, const char* where) {
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
-inline double FloorDivF(double a, double b) { return std::floor(a / b); }
-inline double ModF(double a, double b) { return a - std::floor(a / b) * b; }
+inline double FloorDivF(double a, double b) {
+  return std::floor(a / b);
+}
+inline double ModF(double a, double b) {
+  return a - std::floor(a / b) * b;
+}
 inline int64_t Index(int64_t i, int64_t n, const char* where) {
   if (i < 0) i += n;
-  if (i < 0 || i >= n) Fail(where, "index " + std::to_string(i) + " out of range for " +
-                                       std::to_string(n) + " elements");
+  if (i < 0 || i >= n)
+    Fail(where,
+         "index " + std::to_string(i) + " out of range for " + std::to_string(n) + " elements");
   return i;
 }
 
@@ -97,10 +102,10 @@ Tensor<T, R> MakeTensor(T* ptr, const std::array<int64_t, R>& shape,
     const uint64_t need = static_cast<uint64_t>(last + 1) * sizeof(T);
     const size_t have = tessera::device::DeviceBytesFrom(ptr);
     if (have < need) {
-      Fail(where, "make_tensor: the view spans " + std::to_string(need) + " bytes but " +
-                      (have == 0 ? std::string("the pointer is not device memory")
-                                 : "only " + std::to_string(have) +
-                                       " bytes are left in its allocation"));
+      Fail(where,
+           "make_tensor: the view spans " + std::to_string(need) + " bytes but " +
+               (have == 0 ? std::string("the pointer is not device memory")
+                          : "only " + std::to_string(have) + " bytes are left in its allocation"));
     }
   }
   return t;
@@ -115,8 +120,7 @@ void Region(const Tensor<T, R>& t, const std::array<int64_t, R>& off, int64_t ro
   for (size_t i = 0; i < R; ++i) {
     if (off[i] < 0 || (CheckedLaunch() && off[i] >= t.shape[i] && t.shape[i] > 0)) {
       Fail(where, std::string(api) + ": offset " + std::to_string(off[i]) + " of dim " +
-                      std::to_string(i) + " is outside the tensor's " +
-                      std::to_string(t.shape[i]));
+                      std::to_string(i) + " is outside the tensor's " + std::to_string(t.shape[i]));
     }
   }
   if constexpr (R == 1) {
@@ -150,7 +154,8 @@ void Load(const LocalTensor<T>& tile, int64_t rows, int64_t cols, const Tensor<T
     p.blockLen = static_cast<uint32_t>(cv * sizeof(T));
     p.srcStride = static_cast<uint32_t>((pitch - cv) * sizeof(T));
     const int64_t row_bytes = (cv * static_cast<int64_t>(sizeof(T)) + 31) / 32 * 32;
-    p.dstStride = static_cast<uint32_t>((row_elems * static_cast<int64_t>(sizeof(T)) - row_bytes) / 32);
+    p.dstStride =
+        static_cast<uint32_t>((row_elems * static_cast<int64_t>(sizeof(T)) - row_bytes) / 32);
     DataCopyPad(tile, g, p, DataCopyPadExtParams<T>{});
     return;
   }
@@ -176,7 +181,8 @@ void Store(const Tensor<T, R>& dst, const LocalTensor<T>& tile, int64_t rows, in
     p.blockLen = static_cast<uint32_t>(cv * sizeof(T));
     p.dstStride = static_cast<uint32_t>((pitch - cv) * sizeof(T));
     const int64_t row_bytes = (cv * static_cast<int64_t>(sizeof(T)) + 31) / 32 * 32;
-    p.srcStride = static_cast<uint32_t>((row_elems * static_cast<int64_t>(sizeof(T)) - row_bytes) / 32);
+    p.srcStride =
+        static_cast<uint32_t>((row_elems * static_cast<int64_t>(sizeof(T)) - row_bytes) / 32);
     DataCopyPad(g, tile, p);
     return;
   }
@@ -198,7 +204,9 @@ struct CubeTile {
 
 enum class Space { kVec, kMat, kLeft, kRight, kAcc };
 
-inline int64_t RoundUp16(int64_t v) { return (v + 15) / 16 * 16; }
+inline int64_t RoundUp16(int64_t v) {
+  return (v + 15) / 16 * 16;
+}
 
 // A tile at byte `addr` of the buffer `space` of the running core. An `optional` tile on a core
 // without that buffer (an AIC for UB, an AIV for L1/L0) is empty: that core never uses it.
@@ -213,11 +221,26 @@ LocalTensor<T> ArenaTile(Space space, size_t addr, uint32_t elements, bool optio
   size_t capacity = 0;
   if (blk != nullptr) {
     switch (space) {
-      case Space::kVec: base = blk->ub; capacity = blk->ub_bytes; break;
-      case Space::kMat: base = blk->l1; capacity = blk->l1_bytes; break;
-      case Space::kLeft: base = blk->l0a; capacity = blk->l0a_bytes; break;
-      case Space::kRight: base = blk->l0b; capacity = blk->l0b_bytes; break;
-      default: base = blk->l0c; capacity = blk->l0c_bytes; break;
+      case Space::kVec:
+        base = blk->ub;
+        capacity = blk->ub_bytes;
+        break;
+      case Space::kMat:
+        base = blk->l1;
+        capacity = blk->l1_bytes;
+        break;
+      case Space::kLeft:
+        base = blk->l0a;
+        capacity = blk->l0a_bytes;
+        break;
+      case Space::kRight:
+        base = blk->l0b;
+        capacity = blk->l0b_bytes;
+        break;
+      default:
+        base = blk->l0c;
+        capacity = blk->l0c_bytes;
+        break;
     }
   }
   const int idx = static_cast<int>(space);
@@ -352,14 +375,15 @@ void StoreAcc(const Tensor<O, R>& dst, const CubeTile<C>& acc, const std::array<
   if constexpr (std::is_same_v<O, half>) quant = QuantMode_t::F322F16;
   if constexpr (std::is_same_v<O, bfloat16>) quant = QuantMode_t::F322BF16;
   Fixpipe<O, C, CFG_ROW_MAJOR>(
-      g, acc.t,
-      FixpipeParamsV220{cv, rv, RoundUp16(acc.vr), pitch, false, quant, 0, 1, 0, 0, 0});
+      g, acc.t, FixpipeParamsV220{cv, rv, RoundUp16(acc.vr), pitch, false, quant, 0, 1, 0, 0, 0});
 }
 
 // MIX kernels: the cube section's results reach the vector sections through GM, after a flag;
 // the vector sections answer, and the AIC waits for that answer before its next cube section
 // (so it runs at most one section ahead and a flag counter never holds more than one count).
-inline bool IsCube() { return tessera::device::GetCoreType() == tessera::device::CoreType::kAic; }
+inline bool IsCube() {
+  return tessera::device::GetCoreType() == tessera::device::CoreType::kAic;
+}
 inline void CubeStart(bool& pending) {
   if (pending) CrossCoreWaitFlag(1);
   pending = false;
@@ -368,8 +392,12 @@ inline void CubeDone(bool& pending) {
   CrossCoreSetFlag<2, PIPE_FIX>(0);
   pending = true;
 }
-inline void VectorStart() { CrossCoreWaitFlag(0); }
-inline void VectorDone() { CrossCoreSetFlag<2, PIPE_MTE3>(1); }
+inline void VectorStart() {
+  CrossCoreWaitFlag(0);
+}
+inline void VectorDone() {
+  CrossCoreSetFlag<2, PIPE_MTE3>(1);
+}
 
 template <class T>
 void Neg(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t n) {
