@@ -3,8 +3,8 @@
 Each call goes through the two-stage C API by op name (tsrOpGetWorkspaceSize, then tsrOpExecute
 on a stream) with the runtime's plan cache. A repeated synchronous call takes one call into the
 package's C extension (tessera/_fast.cc: read the tensors, find the executor, run, synchronise);
-the first call of a signature, asynchronous calls and checked mode take the Python path. Failures raise InvalidArgument / NotFound /
-TesseraError carrying the runtime's message. ``out=None`` allocates the result (a torch tensor
+the first call of a signature, asynchronous calls and checked mode take the Python path.
+Failures raise InvalidArgument / NotFound / TesseraError carrying the runtime's message. ``out=None`` allocates the result (a torch tensor
 when any input is one, else a numpy array; bf16 needs torch). With ``stream=None`` the call runs
 on the default stream and returns when the result is ready; with a ``tessera.Stream`` it is
 asynchronous and the tensors stay alive until that stream is synchronised.
