@@ -210,8 +210,8 @@ aclError aclInit(const char* configPath) {
   if (configPath != nullptr && configPath[0] != '\0') {
     std::FILE* f = std::fopen(configPath, "rb");
     if (f == nullptr) {
-      return RecordError(ACL_ERROR_INVALID_FILE, std::string("aclInit: config file ") +
-                                                     configPath + " cannot be read");
+      return RecordError(ACL_ERROR_INVALID_FILE,
+                         std::string("aclInit: config file ") + configPath + " cannot be read");
     }
     std::fclose(f);
   }
@@ -327,12 +327,13 @@ aclError aclrtDestroyContext(aclrtContext context) {
     auto& s = State();
     std::lock_guard lock(s.mu);
     if (s.contexts.count(ctx) == 0 || ctx->is_default) {
-      return RecordError(ACL_ERROR_RT_PARAM_INVALID,
-                         "aclrtDestroyContext: context " + tessera::compat::Address(context) +
-                             (s.contexts.count(ctx) != 0
-                                  ? " is the device's default context (aclrtResetDevice releases it)"
-                                  : " is not a live context (destroyed already, or not from "
-                                    "aclrtCreateContext)"));
+      return RecordError(
+          ACL_ERROR_RT_PARAM_INVALID,
+          "aclrtDestroyContext: context " + tessera::compat::Address(context) +
+              (s.contexts.count(ctx) != 0
+                   ? " is the device's default context (aclrtResetDevice releases it)"
+                   : " is not a live context (destroyed already, or not from "
+                     "aclrtCreateContext)"));
     }
     s.contexts.erase(ctx);
   }
@@ -415,8 +416,8 @@ aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count,
   if (aclError e = tessera::compat::CheckCopy("aclrtMemcpy", dst, destMax, src, count, kind);
       e != ACL_SUCCESS)
     return e;
-  return AclErrorOf("aclrtMemcpy", tsrMemcpy(dst, destMax, src, count,
-                                             static_cast<tsrMemcpyKind>(kind)));
+  return AclErrorOf("aclrtMemcpy",
+                    tsrMemcpy(dst, destMax, src, count, static_cast<tsrMemcpyKind>(kind)));
 }
 
 aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count,
@@ -439,8 +440,8 @@ aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t c
                           aclrtStream stream) {
   if (aclError e = RequireContext("aclrtMemsetAsync"); e != ACL_SUCCESS) return e;
   if (devPtr == nullptr) return NullParam("aclrtMemsetAsync", "devPtr");
-  return AclErrorOf("aclrtMemsetAsync", tsrMemsetAsync(devPtr, maxCount, value, count,
-                                                       static_cast<tsrStream>(stream)));
+  return AclErrorOf("aclrtMemsetAsync",
+                    tsrMemsetAsync(devPtr, maxCount, value, count, static_cast<tsrStream>(stream)));
 }
 
 aclError aclrtCreateStream(aclrtStream* stream) {
@@ -459,8 +460,7 @@ aclError aclrtDestroyStream(aclrtStream stream) {
 
 aclError aclrtSynchronizeStream(aclrtStream stream) {
   if (aclError e = RequireContext("aclrtSynchronizeStream"); e != ACL_SUCCESS) return e;
-  return AclErrorOf("aclrtSynchronizeStream",
-                    tsrSynchronizeStream(static_cast<tsrStream>(stream)));
+  return AclErrorOf("aclrtSynchronizeStream", tsrSynchronizeStream(static_cast<tsrStream>(stream)));
 }
 
 aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
@@ -498,9 +498,9 @@ aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endE
   if (ms == nullptr) return NullParam("aclrtEventElapsedTime", "ms");
   if (startEvent == nullptr) return NullParam("aclrtEventElapsedTime", "startEvent");
   if (endEvent == nullptr) return NullParam("aclrtEventElapsedTime", "endEvent");
-  return AclErrorOf("aclrtEventElapsedTime",
-                    tsrEventElapsedTime(ms, static_cast<tsrEvent>(startEvent),
-                                        static_cast<tsrEvent>(endEvent)));
+  return AclErrorOf(
+      "aclrtEventElapsedTime",
+      tsrEventElapsedTime(ms, static_cast<tsrEvent>(startEvent), static_cast<tsrEvent>(endEvent)));
 }
 
 }  // extern "C"

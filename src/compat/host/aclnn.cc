@@ -146,8 +146,8 @@ aclnnStatus FromTsr(const char* api, tsrStatus status) {
 template <class Array, class T>
 Array* CreateArray(const char* api, const T* value, uint64_t size, Kind kind) {
   if (value == nullptr && size != 0) {
-    RecordError(ACLNN_ERR_PARAM_NULLPTR, std::string(api) + ": value is NULL with size " +
-                                             std::to_string(size));
+    RecordError(ACLNN_ERR_PARAM_NULLPTR,
+                std::string(api) + ": value is NULL with size " + std::to_string(size));
     return nullptr;
   }
   auto* a = new Array();
@@ -158,7 +158,8 @@ Array* CreateArray(const char* api, const T* value, uint64_t size, Kind kind) {
 template <class Array>
 aclnnStatus ArraySize(const char* api, const Array* array, uint64_t* size, Kind kind) {
   if (aclnnStatus st = Check(api, "array", array, kind); st != ACLNN_SUCCESS) return st;
-  if (size == nullptr) return RecordError(ACLNN_ERR_PARAM_NULLPTR, std::string(api) + ": size is NULL");
+  if (size == nullptr)
+    return RecordError(ACLNN_ERR_PARAM_NULLPTR, std::string(api) + ": size is NULL");
   *size = array->values.size();
   return ACLNN_SUCCESS;
 }
@@ -182,7 +183,8 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
     RecordError(code, std::string(api) + ": " + why);
     return nullptr;
   };
-  if (viewDims == nullptr && viewDimsNum != 0) return fail(ACLNN_ERR_PARAM_NULLPTR, "viewDims is NULL");
+  if (viewDims == nullptr && viewDimsNum != 0)
+    return fail(ACLNN_ERR_PARAM_NULLPTR, "viewDims is NULL");
   if (!tessera::IsValidDataType(static_cast<int>(dataType))) {
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "dataType " + std::to_string(static_cast<int>(dataType)) +
@@ -190,8 +192,9 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
                     "ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)");
   }
   if (format != ACL_FORMAT_ND) {
-    return fail(ACLNN_ERR_PARAM_INVALID, "format " + std::to_string(static_cast<int>(format)) +
-                                             " is not supported; tessera tensors are ACL_FORMAT_ND");
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "format " + std::to_string(static_cast<int>(format)) +
+                    " is not supported; tessera tensors are ACL_FORMAT_ND");
   }
   if (offset < 0) return fail(ACLNN_ERR_PARAM_INVALID, "offset " + std::to_string(offset) + " < 0");
   if (storageDims == nullptr && storageDimsNum != 0)
@@ -230,7 +233,8 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
 }
 
 aclnnStatus aclDestroyTensor(const aclTensor* tensor) {
-  if (tensor == nullptr) return RecordError(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyTensor: tensor is NULL");
+  if (tensor == nullptr)
+    return RecordError(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyTensor: tensor is NULL");
   return tessera::compat::FromTsr("aclDestroyTensor", tsrDestroyTensor(tensor));
 }
 
@@ -251,9 +255,11 @@ aclnnStatus aclGetViewShape(const aclTensor* tensor, int64_t** viewDims, uint64_
 }
 
 aclnnStatus aclGetDataType(const aclTensor* tensor, aclDataType* dataType) {
-  if (dataType == nullptr) return RecordError(ACLNN_ERR_PARAM_NULLPTR, "aclGetDataType: dataType is NULL");
+  if (dataType == nullptr)
+    return RecordError(ACLNN_ERR_PARAM_NULLPTR, "aclGetDataType: dataType is NULL");
   tsrDataType dt = TSR_FLOAT;
-  if (aclnnStatus st = tessera::compat::FromTsr("aclGetDataType", tsrGetTensorDataType(tensor, &dt));
+  if (aclnnStatus st =
+          tessera::compat::FromTsr("aclGetDataType", tsrGetTensorDataType(tensor, &dt));
       st != ACLNN_SUCCESS)
     return st;
   *dataType = static_cast<aclDataType>(dt);

@@ -210,9 +210,9 @@ TEST(AclFloat16Test, RoundTripsAndRoundsToNearestEven) {
     EXPECT_EQ(aclFloatToFloat16(f), bits) << bits;
   }
   EXPECT_EQ(aclFloatToFloat16(1.0f), 0x3c00);
-  EXPECT_EQ(aclFloatToFloat16(65520.0f), 0x7c00);             // rounds to infinity
-  EXPECT_EQ(aclFloatToFloat16(1.0f + 1.0f / 2048), 0x3c00);   // tie -> even
-  EXPECT_EQ(aclFloatToFloat16(1.0f + 3.0f / 2048), 0x3c02);   // tie -> even (up)
+  EXPECT_EQ(aclFloatToFloat16(65520.0f), 0x7c00);            // rounds to infinity
+  EXPECT_EQ(aclFloatToFloat16(1.0f + 1.0f / 2048), 0x3c00);  // tie -> even
+  EXPECT_EQ(aclFloatToFloat16(1.0f + 3.0f / 2048), 0x3c02);  // tie -> even (up)
   EXPECT_EQ(aclDataTypeSize(ACL_FLOAT16), 2u);
   EXPECT_EQ(aclDataTypeSize(ACL_INT64), 8u);
   EXPECT_EQ(aclDataTypeSize(ACL_STRING), 0u);

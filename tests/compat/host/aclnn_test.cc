@@ -40,7 +40,8 @@ class AclnnTest : public ::testing::Test {
 
   // A device tensor holding `host` (shape {n} unless given).
   template <class T>
-  aclTensor* Tensor(const std::vector<T>& host, aclDataType dtype, std::vector<int64_t> shape = {}) {
+  aclTensor* Tensor(const std::vector<T>& host, aclDataType dtype,
+                    std::vector<int64_t> shape = {}) {
     if (shape.empty()) shape = {static_cast<int64_t>(host.size())};
     void* d = nullptr;
     const size_t bytes = host.size() * sizeof(T);
@@ -57,8 +58,9 @@ class AclnnTest : public ::testing::Test {
   std::vector<T> Read(const aclTensor* t, size_t n) {
     void* addr = devices_of(t);
     std::vector<T> out(n);
-    EXPECT_EQ(aclrtMemcpy(out.data(), n * sizeof(T), addr, n * sizeof(T), ACL_MEMCPY_DEVICE_TO_HOST),
-              ACL_SUCCESS);
+    EXPECT_EQ(
+        aclrtMemcpy(out.data(), n * sizeof(T), addr, n * sizeof(T), ACL_MEMCPY_DEVICE_TO_HOST),
+        ACL_SUCCESS);
     return out;
   }
   void* devices_of(const aclTensor* t) {
@@ -124,8 +126,8 @@ TEST_F(AclnnTest, CustomAddCustomFromAVendorOpProject) {
     Run(aclnnAddCustom, ws, exec);
     const auto got = Read<aclFloat16>(tz, n);
     for (int64_t i = 0; i < n; ++i) {
-      const float ref = aclFloat16ToFloat(aclFloatToFloat16(
-          static_cast<float>(static_cast<double>(aclFloat16ToFloat(x[i])) + aclFloat16ToFloat(y[i]))));
+      const float ref = aclFloat16ToFloat(aclFloatToFloat16(static_cast<float>(
+          static_cast<double>(aclFloat16ToFloat(x[i])) + aclFloat16ToFloat(y[i]))));
       ASSERT_EQ(aclFloat16ToFloat(got[i]), ref) << "i=" << i;
     }
   }
@@ -228,7 +230,8 @@ TEST(AclMetaTest, CreateTensorChecksItsArguments) {
   EXPECT_NE(RecentError().find("viewDims is NULL"), std::string::npos);
   EXPECT_EQ(aclCreateTensor(dims, 2, ACL_UINT16, nullptr, 0, ACL_FORMAT_ND, dims, 2, buf), nullptr);
   EXPECT_NE(RecentError().find("dataType 7"), std::string::npos);
-  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_NCHW, dims, 2, buf), nullptr);
+  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_NCHW, dims, 2, buf),
+            nullptr);
   EXPECT_NE(RecentError().find("ACL_FORMAT_ND"), std::string::npos);
   EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, small, 1, buf), nullptr);
   EXPECT_NE(RecentError().find("storage holds 5"), std::string::npos);

@@ -43,8 +43,8 @@ ge::graphStatus Tiling(gert::TilingContext* ctx) {
   seen.mode = attrs->GetStr(3);
   const auto* dims = attrs->GetListInt(4);
   seen.dims.assign(dims->GetData(), dims->GetData() + dims->GetSize());
-  seen.wrong_type_is_null = attrs->GetAttrPointer<float>(0) == nullptr &&
-                            attrs->GetAttrPointer<int64_t>(9) == nullptr;
+  seen.wrong_type_is_null =
+      attrs->GetAttrPointer<float>(0) == nullptr && attrs->GetAttrPointer<int64_t>(9) == nullptr;
   PlainTiling* t = ctx->GetTilingData<PlainTiling>();
   t->total = static_cast<uint32_t>(seen.size0);
   t->tile = 16;
@@ -119,7 +119,8 @@ TEST(OpHostTest, VendorTilingSeesTheCallAndItsResultsReachTessera) {
   ASSERT_TRUE(op.Validate().ok()) << op.Validate().ToString();
   auto attrs = op.ResolveAttrs({{"eps", 0.25f}, {"mode", std::string("exact")}});
   ASSERT_TRUE(attrs.ok());
-  tessera::runtime::TilingContext ctx("VendorOp", {Desc(tessera::DataType::kBfloat16, {7, 31}), std::nullopt},
+  tessera::runtime::TilingContext ctx("VendorOp",
+                                      {Desc(tessera::DataType::kBfloat16, {7, 31}), std::nullopt},
                                       {Desc(tessera::DataType::kBfloat16, {7, 31})}, *attrs, {});
   ASSERT_TRUE(tessera::runtime::RunTiling(op, ctx).ok());
   EXPECT_EQ(seen.size0, 7 * 31);

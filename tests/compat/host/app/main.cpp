@@ -81,8 +81,8 @@ int32_t main() {
       CHECK_ACL(aclrtFree(workspace));
     }
     for (int64_t i = 0; i < elementCount; i++) {
-      const float golden = aclFloat16ToFloat(
-          aclFloatToFloat16(aclFloat16ToFloat(x[i]) + aclFloat16ToFloat(y[i])));
+      const float golden =
+          aclFloat16ToFloat(aclFloatToFloat16(aclFloat16ToFloat(x[i]) + aclFloat16ToFloat(y[i])));
       if (std::fabs(aclFloat16ToFloat(out[i]) - golden) > 1e-3f) {
         printf("%s mismatch at %lld: %f vs %f\n", op == 0 ? "aclnnAdd" : "aclnnAddCustom",
                static_cast<long long>(i), aclFloat16ToFloat(out[i]), golden);

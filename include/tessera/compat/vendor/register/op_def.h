@@ -33,8 +33,8 @@
 
 namespace ops {
 
-using tessera::runtime::Option;
 using tessera::runtime::DYNAMIC;
+using tessera::runtime::Option;
 using tessera::runtime::OPTIONAL;
 using tessera::runtime::REQUIRED;
 

@@ -6,11 +6,10 @@
 #include "register/op_def.h"
 #include "tessera/runtime/op_registration.h"
 
-#define OP_ADD(opType)                                                                     \
-  static const ::tessera::runtime::detail::TESSERA_PACKAGE_NAMESPACE::OpRegistrar         \
-      tessera_vendor_op_registrar_##opType([]() -> ::tessera::runtime::OpDef* {            \
-        return new opType(#opType);                                                        \
-      })
+#define OP_ADD(opType)                                                            \
+  static const ::tessera::runtime::detail::TESSERA_PACKAGE_NAMESPACE::OpRegistrar \
+      tessera_vendor_op_registrar_##opType(                                       \
+          []() -> ::tessera::runtime::OpDef* { return new opType(#opType); })
 
 #ifdef TESSERA_LINKED_PACKAGE
 namespace tessera::runtime::detail::TESSERA_PACKAGE_NAMESPACE {

@@ -13,7 +13,8 @@ namespace compat_test_ops {
 
 using namespace AscendC;
 
-__global__ __aicore__ void AddCustomKernel(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR, GM_ADDR tiling) {
+__global__ __aicore__ void AddCustomKernel(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR,
+                                           GM_ADDR tiling) {
   AddCustomTilingData t;
   std::memcpy(&t, tiling, sizeof(t));
   const uint32_t per = (t.totalLength + GetBlockNum() - 1) / GetBlockNum();

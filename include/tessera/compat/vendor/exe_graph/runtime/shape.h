@@ -52,7 +52,8 @@ class Shape {
   const int64_t& operator[](size_t i) const { return dims_[i]; }
   int64_t& operator[](size_t i) { return dims_[i]; }
   bool operator==(const Shape& o) const {
-    return dim_num_ == o.dim_num_ && std::equal(dims_.begin(), dims_.begin() + dim_num_, o.dims_.begin());
+    return dim_num_ == o.dim_num_ &&
+           std::equal(dims_.begin(), dims_.begin() + dim_num_, o.dims_.begin());
   }
   bool operator!=(const Shape& o) const { return !(*this == o); }
 
