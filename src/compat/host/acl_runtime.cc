@@ -54,11 +54,15 @@ aclError CheckDeviceId(const char* api, int32_t device) {
                          " is invalid; this machine has 1 device (id 0)");
 }
 
-// The calling thread's current context must be live (CANN reports a missing one as null).
-aclError RequireContext(const char* api) {
+// The calling thread's current context must be live (CANN reports a missing one as null);
+// `device` receives its device, read under the lock (another thread may reset the device).
+aclError RequireContext(const char* api, int32_t* device = nullptr) {
   AclState& s = State();
   std::lock_guard lock(s.mu);
-  if (tls_current != nullptr && s.contexts.count(tls_current) != 0) return ACL_SUCCESS;
+  if (tls_current != nullptr && s.contexts.count(tls_current) != 0) {
+    if (device != nullptr) *device = tls_current->device;
+    return ACL_SUCCESS;
+  }
   return RecordError(ACL_ERROR_RT_CONTEXT_NULL,
                      std::string(api) +
                          ": no current context on this thread; call aclrtSetDevice(0) or "
@@ -289,9 +293,7 @@ aclError aclrtResetDevice(int32_t deviceId) {
 
 aclError aclrtGetDevice(int32_t* deviceId) {
   if (deviceId == nullptr) return NullParam("aclrtGetDevice", "deviceId");
-  if (aclError e = RequireContext("aclrtGetDevice"); e != ACL_SUCCESS) return e;
-  *deviceId = tessera::compat::tls_current->device;
-  return ACL_SUCCESS;
+  return RequireContext("aclrtGetDevice", deviceId);
 }
 
 aclError aclrtGetRunMode(aclrtRunMode* runMode) {

@@ -199,9 +199,10 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
   if (offset < 0) return fail(ACLNN_ERR_PARAM_INVALID, "offset " + std::to_string(offset) + " < 0");
   if (storageDims == nullptr && storageDimsNum != 0)
     return fail(ACLNN_ERR_PARAM_NULLPTR, "storageDims is NULL");
-  // The last element the view reaches must lie inside the storage.
+  // The last element the view reaches must lie inside the storage (overflow-checked: the dims
+  // come from the caller).
   int64_t reach = offset, storage = 1;
-  bool empty = false;
+  bool empty = false, overflow = false;
   for (uint64_t i = 0; i < viewDimsNum; ++i) {
     if (viewDims[i] < 0) {
       return fail(ACLNN_ERR_PARAM_INVALID,
@@ -213,12 +214,16 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
     int64_t contiguous = 1;
     for (uint64_t i = viewDimsNum; i-- > 0;) {
       const int64_t s = stride != nullptr ? stride[i] : contiguous;
-      reach += (viewDims[i] - 1) * s;
-      contiguous *= viewDims[i];
+      int64_t step = 0;
+      overflow = overflow || __builtin_mul_overflow(viewDims[i] - 1, s, &step) ||
+                 __builtin_add_overflow(reach, step, &reach) ||
+                 __builtin_mul_overflow(contiguous, viewDims[i], &contiguous);
     }
   }
   for (uint64_t i = 0; i < storageDimsNum; ++i)
-    storage *= storageDims[i];
+    overflow =
+        overflow || storageDims[i] < 0 || __builtin_mul_overflow(storage, storageDims[i], &storage);
+  if (overflow) return fail(ACLNN_ERR_PARAM_INVALID, "the view or storage size overflows int64");
   if (!empty && storageDims != nullptr && reach >= storage) {
     return fail(ACLNN_ERR_PARAM_INVALID, "the view reaches element " + std::to_string(reach) +
                                              " but the storage holds " + std::to_string(storage) +

@@ -150,13 +150,18 @@ TEST_F(AclnnTest, AttributeByIndexAndTilingKeyByDtype) {
     aclTensor* tyh = Tensor(yh, ACL_FLOAT16);
     uint64_t ws = 0;
     aclOpExecutor* exec = nullptr;
-    ASSERT_EQ(aclnnLeakyReluCustomGetWorkspaceSize(tx, slope, ty, &ws, &exec), ACLNN_SUCCESS)
+    aclIntArray* any = aclCreateIntArray(nullptr, 0);
+    aclIntArray* exact = aclCreateIntArray(&n, 1);
+    ASSERT_EQ(aclnnLeakyReluCustomGetWorkspaceSize(tx, slope, any, ty, &ws, &exec), ACLNN_SUCCESS)
         << RecentError();
     EXPECT_GE(ws, 32u);
     Run(aclnnLeakyReluCustom, ws, exec);
-    ASSERT_EQ(aclnnLeakyReluCustomGetWorkspaceSize(txh, slope, tyh, &ws, &exec), ACLNN_SUCCESS)
+    ASSERT_EQ(aclnnLeakyReluCustomGetWorkspaceSize(txh, slope, exact, tyh, &ws, &exec),
+              ACLNN_SUCCESS)
         << RecentError();
     Run(aclnnLeakyReluCustom, ws, exec);
+    EXPECT_EQ(aclDestroyIntArray(any), ACLNN_SUCCESS);
+    EXPECT_EQ(aclDestroyIntArray(exact), ACLNN_SUCCESS);
     const auto got = Read<float>(ty, n);
     const auto goth = Read<aclFloat16>(tyh, n);
     const float s = static_cast<float>(slope);
@@ -201,7 +206,23 @@ TEST_F(AclnnTest, TooSmallWorkspaceAndStaleHandles) {
   aclTensor* ty = Tensor(x, ACL_FLOAT);
   uint64_t ws = 0;
   aclOpExecutor* exec = nullptr;
-  ASSERT_EQ(aclnnLeakyReluCustomGetWorkspaceSize(tx, 0.5, ty, &ws, &exec), ACLNN_SUCCESS);
+  // The list attribute: a shape the input does not have fails the vendor tiling; a destroyed
+  // array handle is named.
+  const int64_t wrong[2] = {8, 8};
+  aclIntArray* shape = aclCreateIntArray(wrong, 2);
+  EXPECT_NE(aclnnLeakyReluCustomGetWorkspaceSize(tx, 0.5, shape, ty, &ws, &exec), ACLNN_SUCCESS);
+  EXPECT_NE(RecentError().find("graphStatus"), std::string::npos);
+  EXPECT_EQ(aclDestroyIntArray(shape), ACLNN_SUCCESS);
+  EXPECT_EQ(aclnnLeakyReluCustomGetWorkspaceSize(tx, 0.5, shape, ty, &ws, &exec),
+            ACLNN_ERR_PARAM_INVALID);
+  const std::string stale = RecentError();
+  EXPECT_NE(stale.find("expected_shape"), std::string::npos) << stale;
+  EXPECT_NE(stale.find("not a live aclIntArray"), std::string::npos) << stale;
+  EXPECT_EQ(aclnnLeakyReluCustomGetWorkspaceSize(tx, 0.5, nullptr, ty, &ws, &exec),
+            ACLNN_ERR_PARAM_NULLPTR);
+  aclIntArray* any = aclCreateIntArray(nullptr, 0);
+  ASSERT_EQ(aclnnLeakyReluCustomGetWorkspaceSize(tx, 0.5, any, ty, &ws, &exec), ACLNN_SUCCESS);
+  EXPECT_EQ(aclDestroyIntArray(any), ACLNN_SUCCESS);
   ASSERT_GT(ws, 0u);
   void* w = nullptr;
   ASSERT_EQ(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
@@ -236,6 +257,9 @@ TEST(AclMetaTest, CreateTensorChecksItsArguments) {
   EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, small, 1, buf), nullptr);
   EXPECT_NE(RecentError().find("storage holds 5"), std::string::npos);
   EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, -1, ACL_FORMAT_ND, dims, 2, buf), nullptr);
+  const int64_t huge[2] = {int64_t{1} << 40, int64_t{1} << 40};
+  EXPECT_EQ(aclCreateTensor(huge, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, huge, 2, buf), nullptr);
+  EXPECT_NE(RecentError().find("overflows"), std::string::npos);
   // A strided view with an offset inside its storage is accepted and reports its view shape.
   const int64_t strides[2] = {1, 2};
   const int64_t storage[1] = {8};

@@ -1,5 +1,5 @@
-// A vendor-style op with an attribute read by index (GetAttrPointer<float>), a tiling key chosen
-// by dtype, a workspace and a dtype the tiling rejects by returning GRAPH_FAILED.
+// A vendor-style op with attributes read by index (GetAttrPointer<float>; GetListInt: a shape the
+// input must have when given), a tiling key chosen by dtype and a workspace.
 #include "../op_kernel/leaky_relu_custom_tiling.h"
 #include "register/op_def_registry.h"
 
@@ -10,6 +10,15 @@ static ge::graphStatus LeakyReluTiling(gert::TilingContext* context) {
   if (x == nullptr || slope == nullptr) return ge::GRAPH_FAILED;
   const int64_t total = x->GetOriginShape().GetShapeSize();
   if (total <= 0) return ge::GRAPH_FAILED;
+  const gert::TypedContinuousVector<int64_t>* expected = context->GetAttrs()->GetListInt(1);
+  if (expected == nullptr) return ge::GRAPH_FAILED;
+  if (expected->GetSize() != 0) {
+    const gert::Shape& shape = x->GetOriginShape();
+    if (expected->GetSize() != shape.GetDimNum()) return ge::GRAPH_FAILED;
+    for (size_t i = 0; i < shape.GetDimNum(); ++i) {
+      if (expected->GetData()[i] != shape.GetDim(i)) return ge::GRAPH_FAILED;
+    }
+  }
   const uint32_t blocks = total < 8 ? 1 : 4;
   LeakyReluCustomTilingData tiling{};
   tiling.totalLength = static_cast<uint32_t>(total);
@@ -35,6 +44,7 @@ class LeakyReluCustom : public OpDef {
         .Format({ge::FORMAT_ND, ge::FORMAT_ND});
     this->Output("y").ParamType(REQUIRED).Follow("x");
     this->Attr("negative_slope").AttrType(OPTIONAL).Float(0.0);
+    this->Attr("expected_shape").AttrType(OPTIONAL).ListInt({});
     this->AICore().SetTiling(optiling::LeakyReluTiling);
     this->AICore().AddConfig("ascend910b").AddConfig("ascend310p");
   }
