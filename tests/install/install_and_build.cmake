@@ -15,3 +15,6 @@ run_step("building the consumer" ${CMAKE_COMMAND} --build ${WORK_DIR})
 # The runtime finds the installed built-in package by itself; no environment variable is set.
 run_step("running the consumer" ${CMAKE_COMMAND} -E env --unset=TESSERA_BUILTIN_PACKAGE_DIR
          --unset=TESSERA_CUSTOM_OPP_PATH --unset=TESSERA_OPP_PATH ${WORK_DIR}/installed_add)
+run_step("running the installed aclnn application" ${CMAKE_COMMAND} -E env
+         --unset=TESSERA_BUILTIN_PACKAGE_DIR --unset=TESSERA_CUSTOM_OPP_PATH
+         --unset=TESSERA_OPP_PATH ${WORK_DIR}/installed_aclnn)

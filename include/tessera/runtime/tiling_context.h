@@ -41,6 +41,8 @@ class TilingContext {
   const TensorDesc* GetInputDesc(size_t index) const;
   const TensorDesc* GetOutputDesc(size_t index) const;
   const PlatformInfo& GetPlatformInfo() const { return platform_; }
+  // Every attribute of the call, optional ones with their defaults filled in.
+  const std::map<std::string, AttrValue>& attrs() const { return attrs_; }
 
   // Typed attribute access; errors name the attribute and the expected kind.
   Result<int64_t> GetIntAttr(const std::string& name) const;
@@ -57,6 +59,11 @@ class TilingContext {
   void SetTilingData(const T& data) {
     tiling_data_ = tiling::SerializeTiling(data);
     tiling_hash_ = tiling::TilingSchemaOf<T>().hash;
+  }
+  // Untyped tiling data (a vendor op's plain struct or buffer): no schema hash travels with it.
+  void SetRawTilingData(std::vector<uint8_t> bytes) {
+    tiling_data_ = std::move(bytes);
+    tiling_hash_ = 0;
   }
   void SetWorkspaceSizes(std::vector<uint64_t> sizes) { workspace_sizes_ = std::move(sizes); }
 
