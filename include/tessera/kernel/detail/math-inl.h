@@ -82,9 +82,10 @@ HWY_INLINE V MulPow2(D d, V p, V n, hn::Vec<hn::RebindToSigned<D>> ni) {
 // degree-4 Chebyshev fit (relative error 8e-9 on e^r). kAccurate sums 1 + r_hi with its rounding
 // error carried (Fast2Sum), leaving one rounding (0.6 ulp); the activations take the 5 ops
 // cheaper form (0.9 ulp), whose error they damp. kWithLo adds lo (|lo| <= ulp(x)) to the
-// argument, for GeluErf's extended-precision arguments near -100.
+// argument, for GeluErf's extended-precision arguments near -100, and multiplies the result by m
+// before the final scaling, so a subnormal m e^x is rounded once.
 template <bool kAccurate, bool kWithLo, class D, class V>
-HWY_INLINE V ExpClamped(D d, V x, V lo) {
+HWY_INLINE V ExpClamped(D d, V x, V lo, V m = V()) {
   const hn::RebindToSigned<D> di;
   const V magic = hn::Set(d, 12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
   const V t = hn::MulAdd(x, hn::Set(d, 1.44269504088896341f), magic);
@@ -108,31 +109,43 @@ HWY_INLINE V ExpClamped(D d, V x, V lo) {
   } else {
     p = hn::Add(hn::MulAdd(r2, g, r), one);
   }
+  if constexpr (kWithLo) p = hn::Mul(p, m);
   return MulPow2(d, p, n, ni);
 }
 
-// e^x for x <= 0 (sigmoid's e^-|x|): the clamp needs no upper bound.
-template <class D, class V>
-HWY_INLINE V ExpNonPositive(D d, V x) {
-  const V c = KeepNaN(x, hn::Max(hn::Set(d, -104.0f), x));
-  return ExpClamped<false, false>(d, c, c);
+// e^x for x <= 0 (sigmoid's e^-|x|): the clamp needs no upper bound, and its lower one, -110,
+// leaves |m| e^x below half the least subnormal for |m| <= 128. With kScaled the result is
+// m e^x, rounded once.
+template <bool kScaled, class D, class V>
+HWY_INLINE V ExpNonPositive(D d, V x, V m = V()) {
+  const V c = KeepNaN(x, hn::Max(hn::Set(d, -110.0f), x));
+  return ExpClamped<false, kScaled>(d, c, hn::Zero(d), m);
 }
 
 // 1 / (1 + e^-x) as e^-|x| / (1 + e^-|x|) for x < 0: no overflow, and subnormal results for
-// x in [-103.3, -87.3] instead of 0.
-template <class D, class V>
-HWY_INLINE V SigmoidCore(D d, V x) {
-  const V s = ExpNonPositive(d, hn::Neg(hn::Abs(x)));
+// x in [-103.3, -87.3] instead of 0. kScaled multiplies the x < 0 branch by m (|m| <= 128)
+// inside the exponential, so Silu's and Gelu's x * sigmoid is rounded once where sigmoid alone
+// would be subnormal.
+template <bool kScaled, class D, class V>
+HWY_INLINE V SigmoidCore(D d, V x, V m = V()) {
+  const V nx = hn::Neg(hn::Abs(x));
   const V one = hn::Set(d, 1.0f);
-  const V num = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), s, one);
+  const auto neg = hn::Lt(x, hn::Zero(d));
+  const V s = ExpNonPositive<false>(d, nx);
+  V num;
+  if constexpr (kScaled) {
+    num = hn::IfThenElse(neg, ExpNonPositive<true>(d, nx, m), one);
+  } else {
+    num = hn::IfThenElse(neg, s, one);
+  }
   return QuotientNear(d, num, hn::Add(one, s));
 }
 
-// x, except -FLT_MAX for -Inf: the gated activations' factor, so x * gate(x) at x = -Inf is the
-// limit -0 instead of -Inf * 0 = NaN.
+// x < 0 ? q (the product already, <= 0; the sign is restored where the quotient's correction
+// turned -0 into +0) : x * q.
 template <class D, class V>
-HWY_INLINE V FiniteBelow(D d, V x) {
-  return hn::Max(hn::Set(d, -std::numeric_limits<float>::max()), x);
+HWY_INLINE V NegativeOrTimes(D d, V x, V q) {
+  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Or(q, hn::SignBit(d)), hn::Mul(x, q));
 }
 
 }  // namespace impl
@@ -235,13 +248,14 @@ HWY_INLINE V Rsqrt(D d, V x) {
 // 1 / (1 + e^-x). Saturates to 0 and 1 without NaN; subnormal results below x = -87.3.
 template <class D, class V>
 HWY_INLINE V Sigmoid(D d, V x) {
-  return impl::SigmoidCore(d, x);
+  return impl::SigmoidCore<false>(d, x);
 }
 
-// x * sigmoid(x); -Inf -> -0 (the limit).
+// x * sigmoid(x), rounded once below x = 0 (x e^x / (1 + e^x)); -Inf -> -0 (the limit).
 template <class D, class V>
 HWY_INLINE V Silu(D d, V x) {
-  return hn::Mul(impl::FiniteBelow(d, x), impl::SigmoidCore(d, x));
+  const V q = impl::SigmoidCore<true>(d, x, hn::Max(hn::Set(d, -128.0f), x));
+  return impl::NegativeOrTimes(d, x, q);
 }
 
 // tanh(x): x + x^3 P(x^2) (degree-4 Chebyshev fit in x^2) for |x| < 0.5493 (where tanh = 1/2),
@@ -256,7 +270,7 @@ HWY_INLINE V Tanh(D d, V x) {
   const V p23 = hn::MulAdd(hn::Set(d, 2.131179906e-02f), x2, hn::Set(d, -5.390981957e-02f));
   const V p = hn::MulAdd(x4, hn::MulAdd(x4, hn::Set(d, -6.614768412e-03f), p23), p01);
   const V small = hn::MulAdd(hn::Mul(ax, x2), p, ax);
-  const V t = impl::ExpNonPositive(d, hn::Mul(ax, hn::Set(d, -2.0f)));
+  const V t = impl::ExpNonPositive<false>(d, hn::Mul(ax, hn::Set(d, -2.0f)));
   const V one = hn::Set(d, 1.0f);
   const V large = impl::QuotientNear(d, hn::Sub(one, t), hn::Add(one, t));
   const V y = hn::IfThenElse(hn::Lt(ax, hn::Set(d, 0.5493f)), small, large);
@@ -264,18 +278,22 @@ HWY_INLINE V Tanh(D d, V x) {
 }
 
 // GELU, tanh form: 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), evaluated as
-// x * sigmoid(2u) (the same value without 1 + tanh's cancellation for x < 0). -Inf -> -0.
+// x * sigmoid(2u) (the same value without 1 + tanh's cancellation for x < 0), the product
+// rounded once for x < 0 (as Silu). The tail's error is the fp32 rounding of 2u amplified by
+// e^2u (about |2u| ulp). -Inf -> -0.
 template <class D, class V>
 HWY_INLINE V GeluTanh(D d, V x) {
   const V x2 = hn::Mul(x, x);
   const V z = hn::Mul(x, hn::MulAdd(hn::Set(d, 0.0713548162726f), x2, hn::Set(d, 1.5957691216f)));
-  return hn::Mul(impl::FiniteBelow(d, x), impl::SigmoidCore(d, z));
+  const V q = impl::SigmoidCore<true>(d, z, hn::Max(hn::Set(d, -128.0f), x));
+  return impl::NegativeOrTimes(d, x, q);
 }
 
 // GELU, erf form: x Phi(x) = x erfc(-x / sqrt 2) / 2. erfc(z) = t e^(-z^2 + P(t)), t = 1/(1 + z/2)
 // (Numerical Recipes' erfcc Chebyshev fit, relative error < 1.2e-7), with z^2 = x^2 / 2 exact by
-// FMA and -z^2 + P(t) summed exactly (TwoSum) into Exp's extended argument, so the tail keeps
-// its accuracy down to the underflow at x = -13.5. -Inf -> -0.
+// FMA and -z^2 + P(t) summed exactly (TwoSum) into Exp's extended argument; for x < 0 the factor
+// x t / 2 goes in before Exp's final scaling, so the tail (subnormal below x = -13.2) is rounded
+// once. -Inf -> -0.
 template <class D, class V>
 HWY_INLINE V GeluErf(D d, V x) {
   const V one = hn::Set(d, 1.0f);
@@ -301,13 +319,22 @@ HWY_INLINE V GeluErf(D d, V x) {
   const V bv = hn::Sub(arg, p);
   const V err = hn::Sub(hn::Sub(p, hn::Sub(arg, bv)), hn::Add(z2, bv));
   const V argc = hn::Max(hn::Set(d, -104.0f), arg);
-  const V e = impl::ExpClamped<false, true>(d, argc, hn::Sub(err, z2_lo));
-  // Beyond |x| = 14.85 erfc is below 2^-150 (or 2 - 2^-25 above): saturate, which also keeps
-  // x = +-Inf (where z2_lo is Inf - Inf) from giving NaN.
-  const V r = hn::IfThenZeroElse(hn::Gt(ax, hn::Set(d, 14.85f)), hn::Mul(t, e));
-  const V hr = hn::Mul(half, r);
-  const V phi = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hr, hn::Sub(one, hr));
-  return impl::KeepNaN(x, hn::Mul(impl::FiniteBelow(d, x), phi));
+  const auto neg = hn::Lt(x, hn::Zero(d));
+  const V m = hn::Mul(hn::Mul(half, t), hn::IfThenElse(neg, x, one));
+  // h = erfc(|z|) / 2, times x when x < 0. Beyond |x| = 14.85 erfc is below 2^-150 (or
+  // 2 - 2^-25): saturate, which also keeps x = +-Inf (where z2_lo is Inf - Inf) from NaN.
+  const V h = hn::IfThenZeroElse(hn::Gt(ax, hn::Set(d, 14.85f)),
+                                 impl::ExpClamped<false, true>(d, argc, hn::Sub(err, z2_lo), m));
+  V y = hn::IfThenElse(neg, hn::Or(h, hn::SignBit(d)), hn::Mul(x, hn::Sub(one, h)));
+  // |x| < 0.7: x (1 + erf(x / sqrt 2)) / 2 with erf(x / sqrt 2) = x F(x^2), F a degree-4
+  // Chebyshev fit, where 1 - erfc / 2 would cancel.
+  const V f01 = hn::MulAdd(hn::Set(d, -1.329806596e-01f), xx, hn::Set(d, 7.978845835e-01f));
+  const V f23 = hn::MulAdd(hn::Set(d, -2.365071792e-03f), xx, hn::Set(d, 1.994541660e-02f));
+  const V x4 = hn::Mul(xx, xx);
+  const V f = hn::MulAdd(x4, hn::MulAdd(x4, hn::Set(d, 2.085559536e-04f), f23), f01);
+  const V small = hn::Mul(hn::Mul(half, x), hn::MulAdd(x, f, one));
+  y = hn::IfThenElse(hn::Lt(ax, hn::Set(d, 0.7f)), small, y);
+  return impl::KeepNaN(x, y);
 }
 
 }  // namespace HWY_NAMESPACE
