@@ -58,7 +58,7 @@ HWY_INLINE V QuotientNear(D d, V num, V den) {
   return hn::MulAdd(hn::NegMulAdd(den, q, num), r, q);
 }
 
-// p * 2^n for integral n in [-150, 128], rounded once (subnormal results included, overflow to
+// p * 2^n for integral n in [-159, 128], rounded once (subnormal results included, overflow to
 // +Inf): vscalefps on AVX-512, else two exact power-of-two factors (each exponent within range).
 template <class D, class V>
 HWY_INLINE V MulPow2(D d, V p, V n, hn::Vec<hn::RebindToSigned<D>> ni) {
@@ -77,15 +77,21 @@ HWY_INLINE V MulPow2(D d, V p, V n, hn::Vec<hn::RebindToSigned<D>> ni) {
   return hn::Mul(hn::Mul(p, s1), s2);
 }
 
-// e^(x + lo) for x already clamped to [-104, 88.75]. x = n ln2 + r, |r| <= ln2/2 (plus 0.03),
+// e^x = p 2^n, p in [0.7, 1.42], as float n and its integer ni.
+template <class D>
+struct ExpParts {
+  hn::Vec<D> p, n;
+  hn::Vec<hn::RebindToSigned<D>> ni;
+};
+
+// e^(x + lo) for x already clamped to [-110, 88.75]. x = n ln2 + r, |r| <= ln2/2 (plus 0.03),
 // with a 9-bit ln2_hi so r_hi = x - n ln2_hi is exact on every target; e^r = 1 + r + r^2 g(r), g a
 // degree-4 Chebyshev fit (relative error 8e-9 on e^r). kAccurate sums 1 + r_hi with its rounding
 // error carried (Fast2Sum), leaving one rounding (0.6 ulp); the activations take the 5 ops
 // cheaper form (0.9 ulp), whose error they damp. kWithLo adds lo (|lo| <= ulp(x)) to the
-// argument, for GeluErf's extended-precision arguments near -100, and multiplies the result by m
-// before the final scaling, so a subnormal m e^x is rounded once.
+// argument, for GeluErf's extended-precision arguments near -100.
 template <bool kAccurate, bool kWithLo, class D, class V>
-HWY_INLINE V ExpClamped(D d, V x, V lo, V m = V()) {
+HWY_INLINE ExpParts<D> ExpReduce(D d, V x, V lo) {
   const hn::RebindToSigned<D> di;
   const V magic = hn::Set(d, 12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
   const V t = hn::MulAdd(x, hn::Set(d, 1.44269504088896341f), magic);
@@ -109,17 +115,15 @@ HWY_INLINE V ExpClamped(D d, V x, V lo, V m = V()) {
   } else {
     p = hn::Add(hn::MulAdd(r2, g, r), one);
   }
-  if constexpr (kWithLo) p = hn::Mul(p, m);
-  return MulPow2(d, p, n, ni);
+  return {p, n, ni};
 }
 
-// e^x for x <= 0 (sigmoid's e^-|x|): the clamp needs no upper bound, and its lower one, -110,
-// leaves |m| e^x below half the least subnormal for |m| <= 128. With kScaled the result is
-// m e^x, rounded once.
-template <bool kScaled, class D, class V>
-HWY_INLINE V ExpNonPositive(D d, V x, V m = V()) {
+// e^x for x <= 0 (sigmoid's e^-|x|), as parts: the clamp needs no upper bound, and its lower
+// one, -110, leaves |m| e^x below half the least subnormal for |m| <= 128.
+template <class D, class V>
+HWY_INLINE ExpParts<D> ExpNonPositive(D d, V x) {
   const V c = KeepNaN(x, hn::Max(hn::Set(d, -110.0f), x));
-  return ExpClamped<false, kScaled>(d, c, hn::Zero(d), m);
+  return ExpReduce<false, false>(d, c, c);
 }
 
 // 1 / (1 + e^-x) as e^-|x| / (1 + e^-|x|) for x < 0: no overflow, and subnormal results for
@@ -128,13 +132,13 @@ HWY_INLINE V ExpNonPositive(D d, V x, V m = V()) {
 // would be subnormal.
 template <bool kScaled, class D, class V>
 HWY_INLINE V SigmoidCore(D d, V x, V m = V()) {
-  const V nx = hn::Neg(hn::Abs(x));
   const V one = hn::Set(d, 1.0f);
   const auto neg = hn::Lt(x, hn::Zero(d));
-  const V s = ExpNonPositive<false>(d, nx);
+  const ExpParts<D> e = ExpNonPositive(d, hn::Neg(hn::Abs(x)));
+  const V s = MulPow2(d, e.p, e.n, e.ni);
   V num;
   if constexpr (kScaled) {
-    num = hn::IfThenElse(neg, ExpNonPositive<true>(d, nx, m), one);
+    num = hn::IfThenElse(neg, MulPow2(d, hn::Mul(e.p, m), e.n, e.ni), one);
   } else {
     num = hn::IfThenElse(neg, s, one);
   }
@@ -155,7 +159,8 @@ HWY_INLINE V NegativeOrTimes(D d, V x, V q) {
 template <class D, class V>
 HWY_INLINE V Exp(D d, V x) {
   const V c = impl::ClampKeepNaN(d, x, -104.0f, 88.75f);
-  return impl::ExpClamped<true, false>(d, c, c);
+  const impl::ExpParts<D> e = impl::ExpReduce<true, false>(d, c, c);
+  return impl::MulPow2(d, e.p, e.n, e.ni);
 }
 
 // ln(x). x = 2^e m with m in [sqrt(1/2), sqrt(2)), f = m - 1 exact, ln(1 + f) = f + f^2 Q(f) with
@@ -270,7 +275,8 @@ HWY_INLINE V Tanh(D d, V x) {
   const V p23 = hn::MulAdd(hn::Set(d, 2.131179906e-02f), x2, hn::Set(d, -5.390981957e-02f));
   const V p = hn::MulAdd(x4, hn::MulAdd(x4, hn::Set(d, -6.614768412e-03f), p23), p01);
   const V small = hn::MulAdd(hn::Mul(ax, x2), p, ax);
-  const V t = impl::ExpNonPositive<false>(d, hn::Mul(ax, hn::Set(d, -2.0f)));
+  const impl::ExpParts<D> e = impl::ExpNonPositive(d, hn::Mul(ax, hn::Set(d, -2.0f)));
+  const V t = impl::MulPow2(d, e.p, e.n, e.ni);
   const V one = hn::Set(d, 1.0f);
   const V large = impl::QuotientNear(d, hn::Sub(one, t), hn::Add(one, t));
   const V y = hn::IfThenElse(hn::Lt(ax, hn::Set(d, 0.5493f)), small, large);
@@ -324,8 +330,9 @@ HWY_INLINE V GeluErf(D d, V x) {
   const V m = hn::Mul(hn::Mul(half, t), hn::IfThenElse(neg, x, one));
   // h = erfc(|z|) / 2, times x when x < 0. Beyond |x| = 14.85 erfc is below 2^-150 (or
   // 2 - 2^-25): saturate, which also keeps x = +-Inf (where z2_lo is Inf - Inf) from NaN.
+  const impl::ExpParts<D> e = impl::ExpReduce<false, true>(d, argc, hn::Sub(err, z2_lo));
   const V h = hn::IfThenZeroElse(hn::Gt(ax, hn::Set(d, 14.85f)),
-                                 impl::ExpClamped<false, true>(d, argc, hn::Sub(err, z2_lo), m));
+                                 impl::MulPow2(d, hn::Mul(e.p, m), e.n, e.ni));
   V y = hn::IfThenElse(neg, hn::Or(h, hn::SignBit(d)), hn::Mul(x, hn::Sub(one, h)));
   // |x| < 0.7: x (1 + erf(x / sqrt 2)) / 2 with erf(x / sqrt 2) = x F(x^2), F a degree-4
   // Chebyshev fit, where 1 - erfc / 2 would cancel.
