@@ -260,7 +260,7 @@ void Duplicate(const LocalTensor<T>& dst, T scalar, int32_t count) {
 // ---------------------------------------------------------------------------------------------
 // Unary. Abs, Relu, Sqrt, Reciprocal: exact / correctly rounded. Exp, Ln, Rsqrt and the
 // activations below are the shared math library (kernel/detail/math-inl.h, also elewise's):
-// max fp32 ulp over every input in docs/kernel_vector.md (Exp 0.8, Ln 0.9, Rsqrt 0.5). Exp:
+// max fp32 ulp over every input in docs/kernel_vector.md (Exp 0.82, Ln 0.97, Rsqrt 0.5). Exp:
 // +Inf above 88.7228, subnormal results down to -103.97, 0 below. ln(+-0) = -Inf, ln(x<0) = NaN.
 // rsqrt(+-0) = +-Inf. half/bfloat16: the fp32 result rounded once.
 

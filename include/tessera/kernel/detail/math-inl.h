@@ -285,7 +285,7 @@ HWY_INLINE V Tanh(D d, V x) {
 
 // GELU, tanh form: 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), evaluated as
 // x * sigmoid(2u) (the same value without 1 + tanh's cancellation for x < 0). The tail's error
-// is the fp32 rounding of 2u amplified by e^2u (about |2u| ulp, up to ~110 ulp near x = -10,
+// is the fp32 rounding of 2u amplified by e^2u (about |2u| ulp, up to 214 ulp near x = -10,
 // where GELU is ~1e-36); carrying 2u in double-float would cost a third more time. -Inf -> -0.
 template <class D, class V>
 HWY_INLINE V GeluTanh(D d, V x) {
