@@ -8,10 +8,10 @@
 #define HWY_TARGET_INCLUDE "engine.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
-#include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
 #include "tessera/elewise/detail/engine.h"
+#include "tessera/kernel/detail/math-inl.h"
 
 #ifndef TESSERA_SRC_ELEWISE_ENGINE_ONCE_
 #define TESSERA_SRC_ELEWISE_ENGINE_ONCE_
@@ -99,97 +99,14 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToHalf(VF v) {
   return hn::BitCast(hn::Rebind<uint16_t, DF>(), hn::DemoteTo(dh, v));
 }
 
-// ---- math (fp32 lanes; accuracy stated in docs/elewise.md) -----------------------------------
+// ---- math: the kernel layer's library (accuracy in docs/kernel_vector.md) ------------------
 
-// e^x for x clamped to [-87.33, 88.72]: x = n ln2 + r with |r| <= ln2 / 2 (Cody-Waite, two-part
-// ln2), e^r by its degree-6 Taylor polynomial (truncation < 1.3e-7 relative), times 2^n built in
-// the exponent field. About half the instructions of the general contrib Exp.
-HWY_INLINE VF ExpCore(DF d, VF x) {
-  const DI di;
-  const VF magic = hn::Set(d, 12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
-  const VF xc = hn::Min(hn::Max(x, hn::Set(d, -87.33654f)), hn::Set(d, 88.72283f));
-  const VF t = hn::MulAdd(xc, hn::Set(d, 1.44269504f), magic);
-  const VF n = hn::Sub(t, magic);
-  VF r = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), xc);
-  r = hn::NegMulAdd(n, hn::Set(d, -2.12194440e-4f), r);
-  VF p = hn::Set(d, 1.0f / 720);
-  p = hn::MulAdd(p, r, hn::Set(d, 1.0f / 120));
-  p = hn::MulAdd(p, r, hn::Set(d, 1.0f / 24));
-  p = hn::MulAdd(p, r, hn::Set(d, 1.0f / 6));
-  p = hn::MulAdd(p, r, hn::Set(d, 0.5f));
-  p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
-  p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
-  // n + 127 in the exponent field; n is in [-126, 128], so split 2^n = 2^(n/2) * 2^(n - n/2).
-  const VI ni = hn::ConvertTo(di, n);
-  const VI half = hn::ShiftRight<1>(ni);
-  const VF s1 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(half, hn::Set(di, 127))));
-  const VF s2 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::Sub(ni, half), hn::Set(di, 127))));
-  return hn::Mul(hn::Mul(p, s1), s2);
-}
-
-// e^x: +inf above 88.72, 0 below -87.33 (the true results there are fp32 denormals), NaN stays
-// NaN.
-HWY_INLINE VF ExpF(DF d, VF x) {
-  VF out = ExpCore(d, x);
-  out = hn::IfThenElse(hn::Gt(x, hn::Set(d, 88.72283f)), hn::Set(d, HUGE_VALF), out);
-  out = hn::IfThenZeroElse(hn::Lt(x, hn::Set(d, -87.33654f)), out);
-  return hn::IfThenElse(hn::IsNaN(x), x, out);
-}
-
-// 1 / d for d >= 1: the hardware estimate refined by one Newton step (error < 1e-7 relative),
-// cheaper than a full division.
-HWY_INLINE VF RecipF(DF df, VF d) {
-  const VF r = hn::ApproximateReciprocal(d);
-  return hn::Mul(r, hn::NegMulAdd(d, r, hn::Set(df, 2.0f)));
-}
-
-HWY_INLINE VF LogF(DF d, VF x) {
-  const VF r = hn::Log(d, x);
-  const VF zero = hn::Zero(d);
-  const VF nan = hn::Set(d, std::numeric_limits<float>::quiet_NaN());
-  VF out = hn::IfThenElse(hn::Eq(x, zero), hn::Set(d, -HUGE_VALF), r);
-  out = hn::IfThenElse(hn::Eq(x, hn::Set(d, HUGE_VALF)), x, out);
-  return hn::IfThenElse(hn::Or(hn::Lt(x, zero), hn::IsNaN(x)), nan, out);
-}
-
-// 1 / (1 + e^-x); e^-x is capped at e^88 so the denominator stays finite for the reciprocal
-// step, and needs none of ExpF's range fix-ups (e^-87.33 instead of 0 does not change 1 + e).
-HWY_INLINE VF SigmoidF(DF d, VF x) {
-  const VF e = ExpCore(d, hn::Min(hn::Neg(x), hn::Set(d, 88.0f)));
-  const VF y = RecipF(d, hn::Add(hn::Set(d, 1.0f), e));
-  return hn::IfThenElse(hn::IsNaN(x), x, y);
-}
-
-// erf by Abramowitz & Stegun 7.1.26 (absolute error <= 1.5e-7).
-HWY_INLINE VF ErfF(DF d, VF x) {
-  const VF ax = hn::Abs(x);
-  const VF t = hn::Div(hn::Set(d, 1.0f), hn::MulAdd(hn::Set(d, 0.3275911f), ax, hn::Set(d, 1.0f)));
-  VF p = hn::Set(d, 1.061405429f);
-  p = hn::MulAdd(p, t, hn::Set(d, -1.453152027f));
-  p = hn::MulAdd(p, t, hn::Set(d, 1.421413741f));
-  p = hn::MulAdd(p, t, hn::Set(d, -0.284496736f));
-  p = hn::MulAdd(p, t, hn::Set(d, 0.254829592f));
-  p = hn::Mul(p, t);
-  const VF y = hn::NegMulAdd(p, ExpF(d, hn::Neg(hn::Mul(ax, ax))), hn::Set(d, 1.0f));
-  return hn::CopySign(y, x);
-}
-
-// 0.5 x (1 + tanh(z)) = x sigmoid(2z), z = sqrt(2/pi) (x + 0.044715 x^3): one exp, no tanh.
-HWY_INLINE VF GeluTanhF(DF d, VF x) {
-  const VF z2 = hn::Mul(hn::Set(d, 2.0f * 0.7978845608f),
-                        hn::MulAdd(hn::Mul(hn::Set(d, 0.044715f), x), hn::Mul(x, x), x));
-  return hn::Mul(x, SigmoidF(d, z2));
-}
-
-HWY_INLINE VF GeluErfF(DF d, VF x) {
-  const VF half_x = hn::Mul(hn::Set(d, 0.5f), x);
-  return hn::MulAdd(half_x, ErfF(d, hn::Mul(x, hn::Set(d, 0.70710678f))), half_x);
-}
+namespace km = ::tessera::kernel::math::HWY_NAMESPACE;
 
 // x^y = exp(y log|x|), with the sign of x for odd integer y, NaN for negative x and non-integer y,
 // and pow(x, 0) = 1.
 HWY_INLINE VF PowF(DF d, VF x, VF y) {
-  const VF r = ExpF(d, hn::Mul(y, LogF(d, hn::Abs(x))));
+  const VF r = km::Exp(d, hn::Mul(y, km::Ln(d, hn::Abs(x))));
   const auto neg = hn::Lt(x, hn::Zero(d));
   const auto integral = hn::Eq(hn::Round(y), y);
   const VF halfy = hn::Mul(y, hn::Set(d, 0.5f));
@@ -796,17 +713,17 @@ class Engine {
     switch (in.op) {
       TESSERA_ELEWISE_UT(kNeg, hn::Neg(x));
       TESSERA_ELEWISE_UT(kAbs, hn::Abs(x));
-      TESSERA_ELEWISE_UT(kExp, ExpF(d, x));
-      TESSERA_ELEWISE_UT(kLog, LogF(d, x));
+      TESSERA_ELEWISE_UT(kExp, km::Exp(d, x));
+      TESSERA_ELEWISE_UT(kLog, km::Ln(d, x));
       TESSERA_ELEWISE_UT(kSqrt, hn::Sqrt(x));
-      TESSERA_ELEWISE_UT(kRsqrt, hn::Div(hn::Set(d, 1.0f), hn::Sqrt(x)));
-      TESSERA_ELEWISE_UT(kReciprocal, hn::Div(hn::Set(d, 1.0f), x));
+      TESSERA_ELEWISE_UT(kRsqrt, km::Rsqrt(d, x));
+      TESSERA_ELEWISE_UT(kReciprocal, km::Reciprocal(d, x));
       TESSERA_ELEWISE_UT(kRelu, hn::Max(x, hn::Zero(d)));
-      TESSERA_ELEWISE_UT(kSigmoid, SigmoidF(d, x));
-      TESSERA_ELEWISE_UT(kTanh, hn::Tanh(d, x));
-      TESSERA_ELEWISE_UT(kGeluTanh, GeluTanhF(d, x));
-      TESSERA_ELEWISE_UT(kGeluErf, GeluErfF(d, x));
-      TESSERA_ELEWISE_UT(kSilu, hn::Mul(x, SigmoidF(d, x)));
+      TESSERA_ELEWISE_UT(kSigmoid, km::Sigmoid(d, x));
+      TESSERA_ELEWISE_UT(kTanh, km::Tanh(d, x));
+      TESSERA_ELEWISE_UT(kGeluTanh, km::GeluTanh(d, x));
+      TESSERA_ELEWISE_UT(kGeluErf, km::GeluErf(d, x));
+      TESSERA_ELEWISE_UT(kSilu, km::Silu(d, x));
       default:
         return;
     }
@@ -851,7 +768,7 @@ class Engine {
       case OpCode::kMin:
         return BinaryTo(in, scratch_[in.dst], n, AlignedSink());
       case OpCode::kDiv:
-        return Map2(df, in, n, [](DF, VF x, VF y) HWY_ATTR { return hn::Div(x, y); });
+        return Map2(df, in, n, [](DF d, VF x, VF y) HWY_ATTR { return km::Div(d, x, y); });
       case OpCode::kPow:
         return Map2(df, in, n, [](DF d, VF x, VF y) HWY_ATTR { return PowF(d, x, y); });
       case OpCode::kEq:

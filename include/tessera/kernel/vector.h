@@ -258,11 +258,11 @@ void Duplicate(const LocalTensor<T>& dst, T scalar, int32_t count) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Unary. fp32 accuracy against the exact result (measured, see docs/kernel_vector.md):
-//   Abs, Relu, Sqrt, Reciprocal: exact / correctly rounded.  Exp: <= 1 ulp, +Inf above
-//   88.7228, 0 below -103.98, subnormal results in between.  Ln: <= 0.5 ulp + 2^-28 (computed
-//   in fp64); ln(+-0) = -Inf, ln(x<0) = NaN.  Rsqrt: <= 0.5 ulp + 2^-28 (1/sqrt in fp64, not the
-//   12-bit estimate); rsqrt(+-0) = +-Inf.  half/bfloat16: the fp32 result rounded once.
+// Unary. Abs, Relu, Sqrt, Reciprocal: exact / correctly rounded. Exp, Ln, Rsqrt and the
+// activations below are the shared math library (kernel/detail/math-inl.h, also elewise's):
+// max fp32 ulp over every input in docs/kernel_vector.md (Exp 0.82, Ln 0.97, Rsqrt 0.5). Exp:
+// +Inf above 88.7228, subnormal results down to -103.97, 0 below. ln(+-0) = -Inf, ln(x<0) = NaN.
+// rsqrt(+-0) = +-Inf. half/bfloat16: the fp32 result rounded once.
 
 template <class T>
 void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
@@ -301,11 +301,11 @@ void Reciprocal(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t co
 }
 
 // ---------------------------------------------------------------------------------------------
-// Activations (fp32 errors measured on [-20, 20] and tails, see docs/kernel_vector.md).
-// Sigmoid = 1 / (1 + e^-x). Tanh: Highway's (documented 4 ulp). Gelu: tanh approximation
-// (Ascend's default), evaluated as x * sigmoid(2u) to avoid cancellation for x < 0. GeluErf:
-// x * Phi(x) with an erfc fit of relative error < 1.2e-7. Silu = x * sigmoid(x). Limits at
-// -Inf are -0 (not NaN).
+// Activations (the shared math library; max fp32 ulp over every input in docs/kernel_vector.md).
+// Sigmoid = 1 / (1 + e^-x), without overflow and with subnormal results. Tanh. Gelu: tanh
+// approximation (Ascend's default), evaluated as x * sigmoid(2u) to avoid cancellation for
+// x < 0. GeluErf: x * Phi(x) with an erfc fit of relative error < 1.2e-7. Silu = x * sigmoid(x).
+// Limits at -Inf are -0 (not NaN).
 
 template <class T>
 void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {

@@ -27,7 +27,7 @@ void BinaryT(BinaryOp op, T* dst, const T* a, const T* b, size_t n) {
       return Map2(d, dst, a, b, n, [](auto, V x, V y) { return hn::Mul(x, y); });
     case BinaryOp::kDiv:
       if constexpr (std::is_same_v<T, float>) {
-        return Map2(d, dst, a, b, n, [](auto, V x, V y) { return hn::Div(x, y); });
+        return Map2(d, dst, a, b, n, [](auto dd, V x, V y) { return km::Div(dd, x, y); });
       }
       return;  // int32 Div is rejected at compile time in vector.h
     case BinaryOp::kMax:
@@ -82,43 +82,29 @@ void UnaryF32(UnaryOp op, float* dst, const float* src, size_t n) {
     case UnaryOp::kAbs:
       return Map1(d, dst, src, n, [](DF, VF x) { return hn::Abs(x); });
     case UnaryOp::kExp:
-      return Map1(d, dst, src, n, [](DF dd, VF x) { return ExpF32(dd, x); });
+      return Map1(d, dst, src, n, [](DF dd, VF x) { return km::Exp(dd, x); });
     case UnaryOp::kLn:
-      return Map1(d, dst, src, n, [](DF dd, VF x) { return LnF32(dd, x); });
+      return Map1(d, dst, src, n, [](DF dd, VF x) { return km::Ln(dd, x); });
     case UnaryOp::kSqrt:
       return Map1(d, dst, src, n, [](DF, VF x) { return hn::Sqrt(x); });
     case UnaryOp::kRsqrt:
-      return Map1(d, dst, src, n, [](DF dd, VF x) { return RsqrtF32(dd, x); });
+      return Map1(d, dst, src, n, [](DF dd, VF x) { return km::Rsqrt(dd, x); });
     case UnaryOp::kReciprocal:
-      return Map1(d, dst, src, n, [](DF dd, VF x) { return hn::Div(hn::Set(dd, 1.0f), x); });
+      return Map1(d, dst, src, n, [](DF dd, VF x) { return km::Reciprocal(dd, x); });
     case UnaryOp::kRelu:
       return Map1(d, dst, src, n, [](DF dd, VF x) {
         return hn::IfThenElse(hn::Lt(x, hn::Zero(dd)), hn::Zero(dd), x);
       });
     case UnaryOp::kSigmoid:
-      return Map1(d, dst, src, n, [](DF dd, VF x) { return SigmoidF32(dd, x); });
+      return Map1(d, dst, src, n, [](DF dd, VF x) { return km::Sigmoid(dd, x); });
     case UnaryOp::kTanh:
-      return Map1(d, dst, src, n, [](DF dd, VF x) { return hn::Tanh(dd, x); });
+      return Map1(d, dst, src, n, [](DF dd, VF x) { return km::Tanh(dd, x); });
     case UnaryOp::kGelu:
-      // 0.5 x (1 + tanh(u)) == x * sigmoid(2u): the sigmoid form has no cancellation for x < 0.
-      return Map1(d, dst, src, n, [](DF dd, VF x) {
-        const VF x3 = hn::Mul(hn::Mul(x, x), x);
-        const VF u2 = hn::Mul(hn::Set(dd, 1.5957691216057308f),  // 2 * sqrt(2 / pi)
-                              hn::MulAdd(hn::Set(dd, 0.044715f), x3, x));
-        return TimesGate(dd, x, SigmoidF32(dd, u2));
-      });
+      return Map1(d, dst, src, n, [](DF dd, VF x) { return km::GeluTanh(dd, x); });
     case UnaryOp::kGeluErf:
-      // x * Phi(x) = x * erfc(-x / sqrt(2)) / 2, with z^2 = x^2 / 2 computed exactly by FMA.
-      return Map1(d, dst, src, n, [](DF dd, VF x) {
-        const VF half = hn::Set(dd, 0.5f);
-        const VF z = hn::Mul(x, hn::Set(dd, -0.70710678118654752f));
-        const VF xx = hn::Mul(x, x);
-        const VF xx_lo = hn::MulSub(x, x, xx);
-        const VF phi = hn::Mul(half, ErfcF32(dd, z, hn::Mul(xx, half), hn::Mul(xx_lo, half)));
-        return TimesGate(dd, x, phi);
-      });
+      return Map1(d, dst, src, n, [](DF dd, VF x) { return km::GeluErf(dd, x); });
     case UnaryOp::kSilu:
-      return Map1(d, dst, src, n, [](DF dd, VF x) { return TimesGate(dd, x, SigmoidF32(dd, x)); });
+      return Map1(d, dst, src, n, [](DF dd, VF x) { return km::Silu(dd, x); });
   }
 }
 

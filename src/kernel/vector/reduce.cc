@@ -38,7 +38,8 @@ T SumT(const T* p, size_t n) {
   HWY_ALIGN T lanes[kMaxLanes32];
   hn::Store(hn::Add(hn::Add(s0, s1), hn::Add(s2, s3)), d, lanes);
   T sum = T(0);
-  for (size_t k = 0; k < N; ++k) sum += lanes[k];
+  for (size_t k = 0; k < N; ++k)
+    sum += lanes[k];
   return sum;
 }
 
@@ -145,7 +146,7 @@ void ReduceImpl(ReduceOp op, DType t, void* dst, size_t dst_step, const void* sr
 void SoftMaxRowF32(float* dst, const float* src, size_t n) {
   const DF d;
   const VF m = hn::Set(d, ExtremumT(ReduceOp::kMax, src, n));
-  Map1(d, dst, src, n, [m](DF dd, VF x) { return ExpF32(dd, hn::Sub(x, m)); });
+  Map1(d, dst, src, n, [m](DF dd, VF x) { return km::Exp(dd, hn::Sub(x, m)); });
   const VF s = hn::Set(d, SumT(static_cast<const float*>(dst), n));
   Map1(d, dst, dst, n, [s](DF, VF e) { return hn::Div(e, s); });
 }
@@ -167,14 +168,15 @@ void SoftMaxRow16(DType t, uint16_t* dst, const uint16_t* src, size_t n) {
   for (size_t i = 0; i < n; i += kChunk) {
     const size_t m = std::min(kChunk, n - i);
     Widen16(t, src + i, buf, m);
-    Map1(d, buf, buf, m, [vm](DF dd, VF x) { return ExpF32(dd, hn::Sub(x, vm)); });
+    Map1(d, buf, buf, m, [vm](DF dd, VF x) { return km::Exp(dd, hn::Sub(x, vm)); });
     sum += SumT(static_cast<const float*>(buf), m);
   }
   const VF vs = hn::Set(d, sum);
   for (size_t i = 0; i < n; i += kChunk) {
     const size_t m = std::min(kChunk, n - i);
     Widen16(t, src + i, buf, m);
-    Map1(d, buf, buf, m, [vm, vs](DF dd, VF x) { return hn::Div(ExpF32(dd, hn::Sub(x, vm)), vs); });
+    Map1(d, buf, buf, m,
+         [vm, vs](DF dd, VF x) { return km::Div(dd, km::Exp(dd, hn::Sub(x, vm)), vs); });
     Narrow16(t, buf, dst + i, m);
   }
 }

@@ -1,6 +1,7 @@
-// Per-target building blocks of the vector instructions: the one loop shape, exact half/bfloat16
-// conversions, and the fp32 math functions with their edge handling. Included once per Highway
-// target by each implementation file (hence the toggle guard instead of #pragma once).
+// Per-target building blocks of the vector instructions: the one loop shape and exact
+// half/bfloat16 conversions; the fp32 math is the shared library
+// (tessera/kernel/detail/math-inl.h). Included once per Highway target by each implementation file
+// (hence the toggle guard instead of #pragma once).
 #if defined(TESSERA_SRC_KERNEL_VECTOR_VECTOR_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef TESSERA_SRC_KERNEL_VECTOR_VECTOR_INL_H_
 #undef TESSERA_SRC_KERNEL_VECTOR_VECTOR_INL_H_
@@ -12,15 +13,16 @@
 #include <cstring>
 #include <limits>
 
-#include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 #include "tessera/core/float16.h"
+#include "tessera/kernel/detail/math-inl.h"
 #include "tessera/kernel/detail/vector_dispatch.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera::kernel::vec {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+namespace km = ::tessera::kernel::math::HWY_NAMESPACE;
 
 using DF = hn::ScalableTag<float>;
 using DI = hn::RebindToSigned<DF>;
@@ -196,92 +198,6 @@ HWY_INLINE void Via32(DType t, void* dst, const void* a, const void* b, size_t n
     fn(fa, fa, b16 != nullptr ? fb : nullptr, m);
     Narrow16(t, fa, d16 + i, m);
   }
-}
-
-// ---- fp32 math.
-
-// e^x. Highway's Exp (1 ulp) is documented for x <= 104 and returns 0 for NaN; clamping the
-// argument keeps its integer exponent in range (exp(89) already overflows to +Inf) and NaN is
-// passed through. Below -104 the result is 0, as exp(-103.98) is under half the least subnormal.
-HWY_INLINE VF ExpF32(DF d, VF x) {
-  const VF y = hn::Exp(d, hn::Min(x, hn::Set(d, 89.0f)));
-  return hn::IfThenElse(hn::IsNaN(x), x, y);
-}
-
-// Applies the fp64 function f to fp32 lanes and rounds once back to fp32.
-template <class F>
-HWY_INLINE VF ViaF64(DF d, VF x, const F& f) {
-#if HWY_TARGET == HWY_SCALAR  // one lane: no halves to split
-  const hn::Rebind<double, DF> dd;
-  return hn::DemoteTo(d, f(dd, hn::PromoteTo(dd, x)));
-#else
-  const hn::Repartition<double, DF> dd;
-  const hn::Half<DF> dh;
-  const auto lo = f(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x)));
-  const auto hi = f(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x)));
-  return hn::Combine(d, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
-#endif
-}
-
-// ln(x). Highway's fp32 Log is documented at 4 ulp, above our 2 ulp budget, so the logarithm is
-// taken in fp64 (Highway's Log, 4 fp64 ulp = 2^-51 relative) and rounded once to fp32: error
-// <= 0.5 fp32 ulp + 2^-28 ulp. fp32 subnormals are normal doubles. Edges are set explicitly:
-// ln(+-0) = -Inf, ln(x < 0) = NaN, ln(+Inf) = +Inf, NaN stays NaN.
-HWY_INLINE VF LnF32(DF d, VF x) {
-  VF y = ViaF64(d, x, [](auto dd, auto v) { return hn::Log(dd, v); });
-  const VF zero = hn::Zero(d);
-  const VF inf = hn::Set(d, std::numeric_limits<float>::infinity());
-  y = hn::IfThenElse(hn::Eq(x, inf), inf, y);
-  y = hn::IfThenElse(hn::Eq(x, zero), hn::Neg(inf), y);
-  y = hn::IfThenElse(hn::Lt(x, zero), hn::Set(d, std::numeric_limits<float>::quiet_NaN()), y);
-  return hn::IfThenElse(hn::IsNaN(x), x, y);
-}
-
-// 1/sqrt(x), not the 12-bit estimate instruction. In fp32, 1/sqrt (two correctly rounded
-// operations) reaches 1.47 ulp; in fp64 both operations add 2^-53 relative each, so the result
-// rounded to fp32 is within 0.5 ulp + 2^-28 ulp. rsqrt(+Inf) = 0 and negative -> NaN come from
-// IEEE; +-0 is set explicitly (+-Inf) because Highway's fp64 -> fp32 demotion saturates.
-HWY_INLINE VF RsqrtF32(DF d, VF x) {
-  const VF y = ViaF64(d, x, [](auto dd, auto v) { return hn::Div(hn::Set(dd, 1.0), hn::Sqrt(v)); });
-  return hn::IfThenElse(hn::Eq(x, hn::Zero(d)),
-                        hn::CopySign(hn::Set(d, std::numeric_limits<float>::infinity()), x), y);
-}
-
-// 1 / (1 + e^-x); saturates to 0 and 1 without NaN (e^-x = +Inf gives 1/Inf = 0).
-HWY_INLINE VF SigmoidF32(DF d, VF x) {
-  const VF one = hn::Set(d, 1.0f);
-  return hn::Div(one, hn::Add(one, ExpF32(d, hn::Neg(x))));
-}
-
-// x * s where s saturated to 0: the product for x = -Inf is defined as -0 (the limit), not NaN.
-HWY_INLINE VF TimesGate(DF d, VF x, VF s) {
-  const VF y = hn::Mul(x, s);
-  return hn::IfThenElse(hn::Eq(x, hn::Set(d, -std::numeric_limits<float>::infinity())),
-                        hn::Set(d, -0.0f), y);
-}
-
-// erfc(z) for the erf form of GELU (Numerical Recipes' erfcc Chebyshev fit, fractional error
-// < 1.2e-7). Takes z and z*z separately so the caller can supply z*z exactly.
-HWY_INLINE VF ErfcF32(DF d, VF z, VF z2_hi, VF z2_lo) {
-  const VF one = hn::Set(d, 1.0f);
-  const VF az = hn::Abs(z);
-  const VF t = hn::Div(one, hn::MulAdd(hn::Set(d, 0.5f), az, one));
-  VF p = hn::Set(d, 0.17087277f);
-  p = hn::MulAdd(p, t, hn::Set(d, -0.82215223f));
-  p = hn::MulAdd(p, t, hn::Set(d, 1.48851587f));
-  p = hn::MulAdd(p, t, hn::Set(d, -1.13520398f));
-  p = hn::MulAdd(p, t, hn::Set(d, 0.27886807f));
-  p = hn::MulAdd(p, t, hn::Set(d, -0.18628806f));
-  p = hn::MulAdd(p, t, hn::Set(d, 0.09678418f));
-  p = hn::MulAdd(p, t, hn::Set(d, 0.37409196f));
-  p = hn::MulAdd(p, t, hn::Set(d, 1.00002368f));
-  p = hn::MulAdd(p, t, hn::Set(d, -1.26551223f));
-  // e^(-z^2 + p) = e^(-z2_hi + p) * e^(-z2_lo), the second factor ~ 1 - z2_lo.
-  const VF e = hn::Mul(ExpF32(d, hn::Sub(p, z2_hi)), hn::NegMulAdd(z2_lo, one, one));
-  // Beyond |z| = 10 erfc is below 2^-149 (or above 2 - 2^-24): saturate, which also keeps
-  // z = +-Inf (where z2_lo is Inf - Inf) from producing NaN.
-  const VF r = hn::IfThenZeroElse(hn::Gt(az, hn::Set(d, 10.0f)), hn::Mul(t, e));
-  return hn::IfThenElse(hn::Lt(z, hn::Zero(d)), hn::Sub(hn::Set(d, 2.0f), r), r);
 }
 
 }  // namespace HWY_NAMESPACE

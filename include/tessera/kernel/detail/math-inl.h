@@ -1,0 +1,352 @@
+// The one SIMD math library of tessera: fp32-lane Exp, Ln, Sigmoid, Tanh, Gelu (tanh and erf
+// forms), Silu, Rsqrt, Reciprocal and Div on Highway. The kernel API's vector instructions
+// (src/kernel/vector) and the elewise engine (src/elewise) both call these, so the same function
+// gives bit-identical results through either. Include once per Highway target from a file compiled
+// with foreach_target.h (hence the toggle guard instead of #pragma once); lane type float, any
+// vector width.
+//
+// Accuracy: max ulp against a long double reference over every finite fp32 input, measured by
+// tessera_math_accuracy and listed in docs/kernel_vector.md ("One math library"). Special values
+// (NaN, +-Inf, -0, subnormals, overflow and underflow thresholds) follow the C library functions
+// and are stated next to each function.
+#if defined(TESSERA_KERNEL_DETAIL_MATH_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TESSERA_KERNEL_DETAIL_MATH_INL_H_
+#undef TESSERA_KERNEL_DETAIL_MATH_INL_H_
+#else
+#define TESSERA_KERNEL_DETAIL_MATH_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include <limits>
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera::kernel::math {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+namespace impl {
+
+// x86 min/max return their second operand when either is NaN, so clamping with the bound first
+// passes NaN through for free; the other targets drop NaN, so it is put back.
+template <class V>
+HWY_INLINE V KeepNaN(V x, V y) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+  (void)x;
+  return y;
+#else
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+#endif
+}
+
+template <class D, class V>
+HWY_INLINE V ClampKeepNaN(D d, V x, float lo, float hi) {
+  return KeepNaN(x, hn::Max(hn::Set(d, lo), hn::Min(hn::Set(d, hi), x)));
+}
+
+// num / den for den in [1, 8]: the reciprocal estimate (made >= 24 bits by a Newton step where
+// it has only 12), then one correction of the quotient from its exact residual, which leaves it
+// within a hair of correctly rounded at a fraction of a division's cost.
+template <class D, class V>
+HWY_INLINE V QuotientNear(D d, V num, V den) {
+  V r = hn::ApproximateReciprocal(den);
+#if HWY_TARGET != HWY_AVX3 && HWY_TARGET != HWY_AVX3_DL && HWY_TARGET != HWY_EMU128 && \
+    HWY_TARGET != HWY_SCALAR
+  r = hn::MulAdd(r, hn::NegMulAdd(den, r, hn::Set(d, 1.0f)), r);
+#endif
+  const V q = hn::Mul(num, r);
+  return hn::MulAdd(hn::NegMulAdd(den, q, num), r, q);
+}
+
+// p * 2^n for integral n in [-159, 128], rounded once (subnormal results included, overflow to
+// +Inf): vscalefps on AVX-512, else two exact power-of-two factors (each exponent within range).
+template <class D, class V>
+HWY_INLINE V MulPow2(D d, V p, V n, hn::Vec<hn::RebindToSigned<D>> ni) {
+#if (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) && HWY_MAX_BYTES == 64
+  if constexpr (sizeof(V) == 64) {
+    (void)d;
+    (void)ni;
+    return V{_mm512_scalef_ps(p.raw, n.raw)};
+  }
+#endif
+  (void)n;
+  const hn::RebindToSigned<D> di;
+  const auto half = hn::ShiftRight<1>(ni);
+  const V s1 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(half, hn::Set(di, 127))));
+  const V s2 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::Sub(ni, half), hn::Set(di, 127))));
+  return hn::Mul(hn::Mul(p, s1), s2);
+}
+
+// e^x = p 2^n, p in [0.7, 1.42], as float n and its integer ni.
+template <class D>
+struct ExpParts {
+  hn::Vec<D> p, n;
+  hn::Vec<hn::RebindToSigned<D>> ni;
+};
+
+// e^(x + lo) for x already clamped to [-110, 88.75]. x = n ln2 + r, |r| <= ln2/2 (plus 0.03),
+// with a 9-bit ln2_hi so r_hi = x - n ln2_hi is exact on every target; e^r = 1 + r + r^2 g(r), g a
+// degree-4 Chebyshev fit (relative error 8e-9 on e^r). kAccurate sums 1 + r_hi with its rounding
+// error carried (Fast2Sum), leaving one rounding (0.6 ulp); the activations take the 5 ops
+// cheaper form (0.9 ulp), whose error they damp. kWithLo adds lo (|lo| <= ulp(x)) to the
+// argument, for GeluErf's extended-precision arguments near -100.
+template <bool kAccurate, bool kWithLo, class D, class V>
+HWY_INLINE ExpParts<D> ExpReduce(D d, V x, V lo) {
+  const hn::RebindToSigned<D> di;
+  const V magic = hn::Set(d, 12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
+  const V t = hn::MulAdd(x, hn::Set(d, 1.44269504088896341f), magic);
+  const V n = hn::Sub(t, magic);
+  const auto ni = hn::Sub(hn::BitCast(di, t), hn::BitCast(di, magic));
+  const V r_hi = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), x);
+  V r_lo = hn::Mul(n, hn::Set(d, 2.12194440e-4f));
+  if constexpr (kWithLo) r_lo = hn::Add(r_lo, lo);
+  const V r = hn::Add(r_hi, r_lo);
+  const V r2 = hn::Mul(r, r);
+  const V g01 = hn::MulAdd(hn::Set(d, 1.666657478e-01f), r, hn::Set(d, 0.5f));
+  const V g23 = hn::MulAdd(hn::Set(d, 8.363518864e-03f), r, hn::Set(d, 4.166655242e-02f));
+  const V g4 = hn::Mul(hn::Mul(r2, r2), hn::Set(d, 1.392660779e-03f));
+  const V g = hn::MulAdd(r2, g23, hn::Add(g01, g4));
+  const V one = hn::Set(d, 1.0f);
+  V p;
+  if constexpr (kAccurate) {
+    const V s = hn::Add(one, r_hi);
+    const V s_err = hn::Sub(r_hi, hn::Sub(s, one));
+    p = hn::Add(s, hn::MulAdd(r2, g, hn::Add(s_err, r_lo)));
+  } else {
+    p = hn::Add(hn::MulAdd(r2, g, r), one);
+  }
+  return {p, n, ni};
+}
+
+// e^x for x <= 0 (sigmoid's e^-|x|), as parts: the clamp needs no upper bound, and its lower
+// one, -110, leaves |m| e^x below half the least subnormal for |m| <= 128.
+template <class D, class V>
+HWY_INLINE ExpParts<D> ExpNonPositive(D d, V x) {
+  const V c = KeepNaN(x, hn::Max(hn::Set(d, -110.0f), x));
+  return ExpReduce<false, false>(d, c, c);
+}
+
+// 1 / (1 + e^-x) as e^-|x| / (1 + e^-|x|) for x < 0: no overflow, and subnormal results for
+// x in [-103.3, -87.3] instead of 0. kScaled multiplies the x < 0 branch by m (|m| <= 128)
+// inside the exponential, so Silu's and Gelu's x * sigmoid is rounded once where sigmoid alone
+// would be subnormal.
+template <bool kScaled, class D, class V>
+HWY_INLINE V SigmoidCore(D d, V x, V m = V()) {
+  const V one = hn::Set(d, 1.0f);
+  const auto neg = hn::Lt(x, hn::Zero(d));
+  const ExpParts<D> e = ExpNonPositive(d, hn::Neg(hn::Abs(x)));
+  const V s = MulPow2(d, e.p, e.n, e.ni);
+  V num;
+  if constexpr (kScaled) {
+    num = hn::IfThenElse(neg, MulPow2(d, hn::Mul(e.p, m), e.n, e.ni), one);
+  } else {
+    num = hn::IfThenElse(neg, s, one);
+  }
+  return QuotientNear(d, num, hn::Add(one, s));
+}
+
+// x < 0 ? q (the product already, <= 0; the sign is restored where the quotient's correction
+// turned -0 into +0) : x * q.
+template <class D, class V>
+HWY_INLINE V NegativeOrTimes(D d, V x, V q) {
+  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Or(q, hn::SignBit(d)), hn::Mul(x, q));
+}
+
+}  // namespace impl
+
+// e^x. Max error 1 ulp (see the table). +Inf above 88.7228 (the overflow threshold), subnormal
+// results down to -103.97, +0 below; e^-Inf = 0, e^+Inf = +Inf, NaN stays NaN.
+template <class D, class V>
+HWY_INLINE V Exp(D d, V x) {
+  const V c = impl::ClampKeepNaN(d, x, -104.0f, 88.75f);
+  const impl::ExpParts<D> e = impl::ExpReduce<true, false>(d, c, c);
+  return impl::MulPow2(d, e.p, e.n, e.ni);
+}
+
+// ln(x). x = 2^e m with m in [sqrt(1/2), sqrt(2)), f = m - 1 exact, ln(1 + f) = f + f^2 Q(f) with
+// Q a degree-9 Chebyshev fit; e ln2 + f is summed with its rounding error carried (Fast2Sum).
+// Subnormals are scaled by 2^25 first. ln(+-0) = -Inf, ln(x < 0) = NaN, ln(+Inf) = +Inf.
+template <class D, class V>
+HWY_INLINE V Ln(D d, V x) {
+  const hn::RebindToSigned<D> di;
+  using VI = hn::Vec<decltype(di)>;
+  const auto subnormal = hn::Lt(x, hn::Set(d, std::numeric_limits<float>::min()));
+  const V xs = hn::IfThenElse(subnormal, hn::Mul(x, hn::Set(d, 33554432.0f)), x);
+  const VI sqrt_half = hn::Set(di, 0x3F3504F3);
+  const VI ix = hn::Sub(hn::BitCast(di, xs), sqrt_half);
+  const VI ei = hn::ShiftRight<23>(ix);
+  const V m = hn::BitCast(d, hn::Add(hn::And(ix, hn::Set(di, 0x7FFFFF)), sqrt_half));
+  const V f = hn::Sub(m, hn::Set(d, 1.0f));
+  const V e = hn::Sub(hn::ConvertTo(d, ei), hn::IfThenElseZero(subnormal, hn::Set(d, 25.0f)));
+  const V f2 = hn::Mul(f, f);
+  const V f4 = hn::Mul(f2, f2);
+  const auto pair = [&](float c0, float c1)
+                        HWY_ATTR { return hn::MulAdd(hn::Set(d, c1), f, hn::Set(d, c0)); };
+  const V q01 = pair(-5.000000000e-01f, 3.333332241e-01f);
+  const V q23 = pair(-2.500001192e-01f, 2.000144720e-01f);
+  const V q45 = pair(-1.666753739e-01f, 1.423231810e-01f);
+  const V q67 = pair(-1.242081448e-01f, 1.181213632e-01f);
+  const V q89 = pair(-1.155728772e-01f, 6.769023836e-02f);
+  const V q03 = hn::MulAdd(f2, q23, q01);
+  const V q47 = hn::MulAdd(f2, q67, q45);
+  const V q = hn::MulAdd(f4, hn::MulAdd(f4, q89, q47), q03);
+  const V a = hn::Mul(e, hn::Set(d, 0.693359375f));  // exact: 9-bit constant
+  const V hi = hn::Add(a, f);
+  const V err = hn::Sub(f, hn::Sub(hi, a));  // |a| >= |f| or a = 0
+  const V tail = hn::MulAdd(f2, q, hn::MulAdd(e, hn::Set(d, -2.12194440e-4f), err));
+  V y = hn::Add(hi, tail);
+  const V zero = hn::Zero(d);
+  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  y = hn::IfThenElse(hn::Eq(x, inf), inf, y);
+  y = hn::IfThenElse(hn::Eq(x, zero), hn::Neg(inf), y);
+  y = hn::IfThenElse(hn::Lt(x, zero), hn::Set(d, std::numeric_limits<float>::quiet_NaN()), y);
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+// a / b and 1 / x: the IEEE division (correctly rounded, IEEE edges).
+template <class D, class V>
+HWY_INLINE V Div(D, V a, V b) {
+  return hn::Div(a, b);
+}
+template <class D, class V>
+HWY_INLINE V Reciprocal(D d, V x) {
+  return hn::Div(hn::Set(d, 1.0f), x);
+}
+
+// 1/sqrt(x), not the estimate instruction: y0 = 1/s with s = sqrt(x), both correctly rounded,
+// then corrected from their exact residuals (x - s^2 and 1 - y0 s, by FMA). x below 2^-100 is
+// scaled by 2^64 first so the residual x - s^2 does not underflow. Targets without FMA take
+// 1/sqrt in fp64 instead, rounded once. rsqrt(+-0) = +-Inf, rsqrt(+Inf) = 0, negative -> NaN.
+template <class D, class V>
+HWY_INLINE V Rsqrt(D d, V x) {
+  const V one = hn::Set(d, 1.0f);
+  const auto edge =
+      hn::Or(hn::Eq(x, hn::Zero(d)), hn::Eq(x, hn::Set(d, std::numeric_limits<float>::infinity())));
+#if HWY_NATIVE_FMA
+  const auto tiny = hn::Lt(hn::Abs(x), hn::Set(d, 7.88860905e-31f));  // 2^-100
+  const V xs = hn::IfThenElse(tiny, hn::Mul(x, hn::Set(d, 18446744073709551616.0f)), x);
+  const V s = hn::Sqrt(xs);
+  const V y0 = hn::Div(one, s);
+  const V ey = hn::NegMulAdd(y0, s, one);
+  const V es = hn::NegMulAdd(s, s, xs);
+  const V c = hn::NegMulAdd(hn::Mul(hn::Mul(es, hn::Set(d, 0.5f)), y0), y0, ey);
+  const V y = hn::IfThenElse(edge, y0, hn::MulAdd(y0, c, y0));
+  return hn::Mul(y, hn::IfThenElse(tiny, hn::Set(d, 4294967296.0f), one));  // 2^32
+#else
+  const auto via64 = [](auto dd, auto v)
+                         HWY_ATTR { return hn::Div(hn::Set(dd, 1.0), hn::Sqrt(v)); };
+#if HWY_TARGET == HWY_SCALAR
+  const hn::Rebind<double, D> dd;
+  const V y = hn::DemoteTo(d, via64(dd, hn::PromoteTo(dd, x)));
+#else
+  const hn::Repartition<double, D> dd;
+  const hn::Half<D> dh;
+  const auto lo = via64(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x)));
+  const auto hi = via64(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x)));
+  const V y = hn::Combine(d, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
+#endif
+  // fp64 -> fp32 demotion saturates, so the infinite results are set from fp32.
+  return hn::IfThenElse(edge, hn::Div(one, hn::Sqrt(x)), y);
+#endif
+}
+
+// 1 / (1 + e^-x). Saturates to 0 and 1 without NaN; subnormal results below x = -87.3.
+template <class D, class V>
+HWY_INLINE V Sigmoid(D d, V x) {
+  return impl::SigmoidCore<false>(d, x);
+}
+
+// x * sigmoid(x), rounded once below x = 0 (x e^x / (1 + e^x)); -Inf -> -0 (the limit).
+template <class D, class V>
+HWY_INLINE V Silu(D d, V x) {
+  const V q = impl::SigmoidCore<true>(d, x, hn::Max(hn::Set(d, -128.0f), x));
+  return impl::NegativeOrTimes(d, x, q);
+}
+
+// tanh(x): x + x^3 P(x^2) (degree-4 Chebyshev fit in x^2) for |x| < 0.5493 (where tanh = 1/2),
+// else (1 - t) / (1 + t) with t = e^-2|x|, whose denominator stays in [1, 4/3]. Odd: computed on
+// |x| and given x's sign, so tanh(-0) = -0; +-1 at +-Inf.
+template <class D, class V>
+HWY_INLINE V Tanh(D d, V x) {
+  const V ax = hn::Abs(x);
+  const V x2 = hn::Mul(ax, ax);
+  const V x4 = hn::Mul(x2, x2);
+  const V p01 = hn::MulAdd(hn::Set(d, 1.333311498e-01f), x2, hn::Set(d, -3.333333135e-01f));
+  const V p23 = hn::MulAdd(hn::Set(d, 2.131179906e-02f), x2, hn::Set(d, -5.390981957e-02f));
+  const V p = hn::MulAdd(x4, hn::MulAdd(x4, hn::Set(d, -6.614768412e-03f), p23), p01);
+  const V small = hn::MulAdd(hn::Mul(ax, x2), p, ax);
+  const impl::ExpParts<D> e = impl::ExpNonPositive(d, hn::Mul(ax, hn::Set(d, -2.0f)));
+  const V t = impl::MulPow2(d, e.p, e.n, e.ni);
+  const V one = hn::Set(d, 1.0f);
+  const V large = impl::QuotientNear(d, hn::Sub(one, t), hn::Add(one, t));
+  const V y = hn::IfThenElse(hn::Lt(ax, hn::Set(d, 0.5493f)), small, large);
+  return hn::CopySignToAbs(y, x);
+}
+
+// GELU, tanh form: 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), evaluated as
+// x * sigmoid(2u) (the same value without 1 + tanh's cancellation for x < 0). The tail's error
+// is the fp32 rounding of 2u amplified by e^2u (about |2u| ulp, up to 214 ulp near x = -10,
+// where GELU is ~1e-36); carrying 2u in double-float would cost a third more time. -Inf -> -0.
+template <class D, class V>
+HWY_INLINE V GeluTanh(D d, V x) {
+  const V x2 = hn::Mul(x, x);
+  const V z = hn::Mul(x, hn::MulAdd(hn::Set(d, 0.0713548162726f), x2, hn::Set(d, 1.5957691216f)));
+  // -Inf -> -FLT_MAX, so the product is -0 rather than -Inf * 0.
+  const V xf = hn::Max(hn::Set(d, -std::numeric_limits<float>::max()), x);
+  return hn::Mul(xf, impl::SigmoidCore<false>(d, z));
+}
+
+// GELU, erf form: x Phi(x) = x erfc(-x / sqrt 2) / 2. erfc(z) = t e^(-z^2 + P(t)), t = 1/(1 + z/2)
+// (Numerical Recipes' erfcc Chebyshev fit, relative error < 1.2e-7), with z^2 = x^2 / 2 exact by
+// FMA and -z^2 + P(t) summed exactly (TwoSum) into Exp's extended argument; for x < 0 the factor
+// x t / 2 goes in before Exp's final scaling, so the tail (subnormal below x = -13.2) is rounded
+// once. -Inf -> -0.
+template <class D, class V>
+HWY_INLINE V GeluErf(D d, V x) {
+  const V one = hn::Set(d, 1.0f);
+  const V half = hn::Set(d, 0.5f);
+  const V ax = hn::Abs(x);
+  const V z = hn::Min(hn::Set(d, 10.5f), hn::Mul(ax, hn::Set(d, 0.70710678118654752f)));
+  const V t = impl::QuotientNear(d, one, hn::MulAdd(half, z, one));
+  V p = hn::Set(d, 0.17087277f);
+  p = hn::MulAdd(p, t, hn::Set(d, -0.82215223f));
+  p = hn::MulAdd(p, t, hn::Set(d, 1.48851587f));
+  p = hn::MulAdd(p, t, hn::Set(d, -1.13520398f));
+  p = hn::MulAdd(p, t, hn::Set(d, 0.27886807f));
+  p = hn::MulAdd(p, t, hn::Set(d, -0.18628806f));
+  p = hn::MulAdd(p, t, hn::Set(d, 0.09678418f));
+  p = hn::MulAdd(p, t, hn::Set(d, 0.37409196f));
+  p = hn::MulAdd(p, t, hn::Set(d, 1.00002368f));
+  p = hn::MulAdd(p, t, hn::Set(d, -1.26551223f));
+  const V xx = hn::Mul(x, x);
+  const V z2 = hn::Mul(xx, half);
+  const V z2_lo = hn::Mul(hn::MulSub(x, x, xx), half);
+  // TwoSum(p, -z2): the exact sum is arg + err.
+  const V arg = hn::Sub(p, z2);
+  const V bv = hn::Sub(arg, p);
+  const V err = hn::Sub(hn::Sub(p, hn::Sub(arg, bv)), hn::Add(z2, bv));
+  const V argc = hn::Max(hn::Set(d, -104.0f), arg);
+  const auto neg = hn::Lt(x, hn::Zero(d));
+  const V m = hn::Mul(hn::Mul(half, t), hn::IfThenElse(neg, x, one));
+  // h = erfc(|z|) / 2, times x when x < 0. Beyond |x| = 14.85 erfc is below 2^-150 (or
+  // 2 - 2^-25): saturate, which also keeps x = +-Inf (where z2_lo is Inf - Inf) from NaN.
+  const impl::ExpParts<D> e = impl::ExpReduce<false, true>(d, argc, hn::Sub(err, z2_lo));
+  const V h = hn::IfThenZeroElse(hn::Gt(ax, hn::Set(d, 14.85f)),
+                                 impl::MulPow2(d, hn::Mul(e.p, m), e.n, e.ni));
+  V y = hn::IfThenElse(neg, hn::Or(h, hn::SignBit(d)), hn::Mul(x, hn::Sub(one, h)));
+  // |x| < 0.7: x (1 + erf(x / sqrt 2)) / 2 with erf(x / sqrt 2) = x F(x^2), F a degree-4
+  // Chebyshev fit, where 1 - erfc / 2 would cancel.
+  const V f01 = hn::MulAdd(hn::Set(d, -1.329806596e-01f), xx, hn::Set(d, 7.978845835e-01f));
+  const V f23 = hn::MulAdd(hn::Set(d, -2.365071792e-03f), xx, hn::Set(d, 1.994541660e-02f));
+  const V x4 = hn::Mul(xx, xx);
+  const V f = hn::MulAdd(x4, hn::MulAdd(x4, hn::Set(d, 2.085559536e-04f), f23), f01);
+  const V small = hn::Mul(hn::Mul(half, x), hn::MulAdd(x, f, one));
+  y = hn::IfThenElse(hn::Lt(ax, hn::Set(d, 0.7f)), small, y);
+  return impl::KeepNaN(x, y);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tessera::kernel::math
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard
