@@ -50,7 +50,8 @@ TEST(BenchCliTest, QuickJsonReportsEveryCaseWithPositiveFigures) {
         << c["id"];
   }
   EXPECT_EQ(ids, (std::set<std::string>{"fma_f32", "sigmoid_f32", "gelu_f32", "rmsnorm_f32",
-                                        "rmsnorm_bf16", "softmax_f32"}));
+                                        "rmsnorm_bf16", "softmax_f32", "op_add_f32", "op_mul_f32",
+                                        "op_sigmoid_f32", "op_cast_f32_bf16"}));
 }
 
 TEST(BenchCliTest, SizesFollowTheScaleAndBytesTheStreams) {
