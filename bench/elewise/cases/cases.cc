@@ -470,6 +470,7 @@ class BuiltinOpCase final : public Case {
   }
   Status Elewise(const tdev::Stream&) override { return Call(x1_, x2_, y_); }
   void Eigen() override {}
+  bool HasPeer() const override { return false; }
 
  private:
   static double Bytes(Kind kind, int64_t n) {
@@ -542,7 +543,7 @@ Result<RoundTimes> Case::RunRound(const tdev::Stream& stream, bool ceiling) {
   RoundTimes t;
   TESSERA_ASSIGN_OR_RETURN(t.limit, TimedLaunch(stream, [&] { return Limit(stream); }));
   TESSERA_ASSIGN_OR_RETURN(t.elewise, TimedLaunch(stream, [&] { return Elewise(stream); }));
-  if (EigenAvailable()) {
+  if (EigenAvailable() && HasPeer()) {
     const auto t0 = std::chrono::steady_clock::now();
     Eigen();
     t.eigen = Seconds(t0);
