@@ -1,13 +1,13 @@
 // Op definition and tiling function of Cast: y = x converted to the DataType whose code is the
-// required int attribute "dst_type" (y's dtype must be that type).
+// required int attribute "dst_type" (y's dtype must be that type). Each dtype pair is an elewise
+// Compute (cast_compute.h) planned here and run by cast_kernel.cc; x may have any strides.
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "../common/host_common.h"
-#include "../common/op_keys.h"
+#include "../common/elementwise_host.h"
 #include "../common/reference_common.h"
-#include "cast_tiling.h"
+#include "cast_compute.h"
 #include "tessera/runtime/op_registration.h"
 
 namespace tessera::ops {
@@ -42,8 +42,8 @@ Result<DataType> DstType(const std::string& op, int64_t code) {
 
 Status CastTiling(TilingContext& ctx) {
   const std::string& op = ctx.GetOpType();
-  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* x, RequiredDesc(ctx, false, 0, "x"));
-  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* y, RequiredDesc(ctx, true, 0, "y"));
+  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* x, ElementwiseInput(ctx, 0, "x"));
+  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* y, ElementwiseOutput(ctx, 0, "y"));
   TESSERA_ASSIGN_OR_RETURN(const int64_t dst_code, ctx.GetIntAttr("dst_type"));
   TESSERA_ASSIGN_OR_RETURN(const DataType dst, DstType(op, dst_code));
   if (y->dtype != dst) {
@@ -58,22 +58,14 @@ Status CastTiling(TilingContext& ctx) {
     return InvalidArgument(op + ": output y has shape " + y->shape.ToString() +
                            ", expected the shape of x " + x->shape.ToString());
   }
-  const auto in = static_cast<int64_t>(DataTypeSize(x->dtype));
-  const auto out = static_cast<int64_t>(DataTypeSize(dst));
-  const int64_t unit = 32 / std::min(in, out);
-  // Double-buffered in and out queues; int32 -> bfloat16 adds a float tile (see the kernel).
-  const int64_t tmp = x->dtype == DataType::kInt32 && dst == DataType::kBfloat16 ? 4 : 0;
-  CastTilingData t;
-  TESSERA_ASSIGN_OR_RETURN(t.tileLength, TileLength(ctx, kBufferNum * (in + out) + tmp, unit));
-  TESSERA_ASSIGN_OR_RETURN(const int64_t n, x->shape.NumElements());
-  TESSERA_ASSIGN_OR_RETURN(
-      const tiling::UniformSplitConfig split,
-      SplitOverCores(n, unit, kMinElementsPerCore, ctx.GetPlatformInfo().aiv_cores));
-  StoreSplit(split, t);
-  ctx.SetBlockDim(split.blockNum);
-  ctx.SetTilingKey(CastKey(x->dtype, dst));
-  ctx.SetTilingData(t);
-  return OkStatus();
+  elewise::op_kernel::OpArguments args;
+  args.params = {ElementwiseTensor(0, *x), ElementwiseTensor(1, *y)};
+  const uint64_t key = CastKey(x->dtype, dst);
+  return DispatchElementwiseType(x->dtype, [&]<class S>(S) {
+    return DispatchElementwiseType(dst, [&]<class D>(D) {
+      return SetElementwiseTiling<ElementwiseKernel<CastCompute<S, D>>>(ctx, args, key);
+    });
+  });
 }
 
 Status CastInferShape(runtime::InferShapeContext& ctx) {
@@ -107,7 +99,7 @@ class CastOp : public runtime::OpDef {
     Attr("dst_type").AttrType(runtime::REQUIRED).Int();
     SetTiling(CastTiling);
     SetInferShape(CastInferShape);
-    TilingDataType<CastTilingData>();
+    TilingDataType<elewise::op_kernel::ElewiseTilingData>();
     Reference(
         [](const runtime::ReferenceArgs& args) {
           return ElementwiseReference(args, 0, [](double x, double) { return x; });

@@ -1,13 +1,13 @@
 // Op definitions and the tiling function of the binary elementwise ops, with numpy broadcasting
-// between x1 and x2.
+// between x1 and x2 (any of numpy's cases) and inputs of any strides: each op is an elewise
+// Compute (binary_compute.h) planned here and run by binary_kernel.cc.
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "../common/host_common.h"
-#include "../common/op_keys.h"
+#include "../common/elementwise_host.h"
 #include "../common/reference_common.h"
-#include "binary_tiling.h"
+#include "binary_compute.h"
 #include "tessera/runtime/op_registration.h"
 
 namespace tessera::ops {
@@ -33,48 +33,13 @@ Result<Shape> BroadcastShapes(const std::string& op, const Shape& a, const Shape
   return Shape::Make(std::span<const int64_t>(dims, static_cast<size_t>(rank)));
 }
 
-// Element strides of `in` broadcast to `out` (right-aligned, 0 along broadcast dims).
-void BroadcastStrides(const Shape& in, const Shape& out, int64_t* strides) {
-  int64_t acc = 1;
-  for (int i = out.rank() - 1; i >= 0; --i) {
-    const int j = i - (out.rank() - in.rank());
-    const int64_t d = j < 0 ? 1 : in.dim(j);
-    strides[i] = d == 1 ? 0 : acc;
-    acc *= d;
-  }
-}
-
-// Drops size-1 output dims and merges neighbours that both inputs walk contiguously (or both
-// broadcast), so e.g. [2,3,4] + [1,1,4] becomes rows of 4 with x1 dense and x2 repeated. Writes
-// rank, outDims and strides. Precondition: the output has at least 2 elements.
-void Coalesce(const Shape& a, const Shape& b, const Shape& out, BinaryTilingData& t) {
-  int64_t s1[Shape::kMaxRank], s2[Shape::kMaxRank];
-  BroadcastStrides(a, out, s1);
-  BroadcastStrides(b, out, s2);
-  int64_t dims[Shape::kMaxRank], m1[Shape::kMaxRank], m2[Shape::kMaxRank];
-  int n = 0;  // merged dims, innermost first
-  for (int i = out.rank() - 1; i >= 0; --i) {
-    if (out.dim(i) == 1) continue;
-    if (n > 0 && s1[i] == m1[n - 1] * dims[n - 1] && s2[i] == m2[n - 1] * dims[n - 1]) {
-      dims[n - 1] *= out.dim(i);
-      continue;
-    }
-    dims[n] = out.dim(i), m1[n] = s1[i], m2[n] = s2[i];
-    ++n;
-  }
-  t.rank = n;
-  for (int k = 0; k < n; ++k) {
-    t.outDims[k] = dims[n - 1 - k];
-    t.x1Strides[k] = m1[n - 1 - k];
-    t.x2Strides[k] = m2[n - 1 - k];
-  }
-}
-
+// Checks the call as numpy would and plans BinaryCompute<T, Fn> for the call's dtype.
+template <class Fn>
 Status BinaryTiling(TilingContext& ctx, const std::vector<DataType>& dtypes) {
   const std::string& op = ctx.GetOpType();
-  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* x1, RequiredDesc(ctx, false, 0, "x1"));
-  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* x2, RequiredDesc(ctx, false, 1, "x2"));
-  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* y, RequiredDesc(ctx, true, 0, "y"));
+  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* x1, ElementwiseInput(ctx, 0, "x1"));
+  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* x2, ElementwiseInput(ctx, 1, "x2"));
+  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* y, ElementwiseOutput(ctx, 0, "y"));
   const DataType dtype = x1->dtype;
   if (x2->dtype != dtype || y->dtype != dtype) {
     return InvalidArgument(op + ": x1, x2 and y must have one dtype, got " + DtypeText(dtype) +
@@ -89,45 +54,16 @@ Status BinaryTiling(TilingContext& ctx, const std::vector<DataType>& dtypes) {
                            ", but broadcasting x1 " + x1->shape.ToString() + " and x2 " +
                            x2->shape.ToString() + " gives " + out.ToString());
   }
-
-  BinaryTilingData t;
-  TESSERA_ASSIGN_OR_RETURN(t.x1Numel, x1->shape.NumElements());
-  TESSERA_ASSIGN_OR_RETURN(t.x2Numel, x2->shape.NumElements());
-  TESSERA_ASSIGN_OR_RETURN(t.yNumel, out.NumElements());
-  const auto elem = static_cast<int64_t>(DataTypeSize(dtype));
-  const int64_t block_elems = 32 / elem;
-  // Three double-buffered queues (x1, x2, y); the scalar modes replace one by a single buffer.
-  TESSERA_ASSIGN_OR_RETURN(t.tileLength, TileLength(ctx, 3 * kBufferNum * elem, block_elems));
-  const uint32_t cores = ctx.GetPlatformInfo().aiv_cores;
-
-  BroadcastMode mode = BroadcastMode::kGeneral;
-  if (t.yNumel == 0 || (t.x1Numel == t.yNumel && t.x2Numel == t.yNumel)) {
-    mode = BroadcastMode::kSame;
-  } else if (t.x2Numel == 1) {
-    mode = BroadcastMode::kScalarX2;
-  } else if (t.x1Numel == 1) {
-    mode = BroadcastMode::kScalarX1;
-  }
-  tiling::UniformSplitConfig split;
-  if (mode == BroadcastMode::kGeneral) {
-    Coalesce(x1->shape, x2->shape, out, t);
-    t.rowLength = t.outDims[t.rank - 1];
-    const int64_t pitch = (t.rowLength + block_elems - 1) / block_elems * block_elems;
-    // blockCount of DataCopyPad is 16-bit.
-    t.rowsPerTile =
-        t.rowLength <= t.tileLength ? std::min<int64_t>(t.tileLength / pitch, 65535) : 1;
-    TESSERA_ASSIGN_OR_RETURN(
-        split, SplitOverCores(t.yNumel / t.rowLength, 1,
-                              std::max<int64_t>(1, kMinElementsPerCore / t.rowLength), cores));
-  } else {
-    TESSERA_ASSIGN_OR_RETURN(split,
-                             SplitOverCores(t.yNumel, block_elems, kMinElementsPerCore, cores));
-  }
-  StoreSplit(split, t);
-  ctx.SetBlockDim(split.blockNum);
-  ctx.SetTilingKey(BinaryKey(dtype, mode));
-  ctx.SetTilingData(t);
-  return OkStatus();
+  elewise::op_kernel::OpArguments args;
+  args.params = {ElementwiseTensor(0, *x1), ElementwiseTensor(1, *x2), ElementwiseTensor(2, *y)};
+  return DispatchElementwiseType(dtype, [&]<class T>(T) -> Status {
+    if constexpr (kBinaryHas<Fn, T>) {
+      return SetElementwiseTiling<ElementwiseKernel<BinaryCompute<T, Fn>>>(ctx, args,
+                                                                           DtypeField(dtype));
+    } else {
+      return InvalidArgument(op + ": dtype " + DtypeText(dtype) + " is not supported");
+    }
+  });
 }
 
 Status BinaryInferShape(runtime::InferShapeContext& ctx) {
@@ -149,6 +85,7 @@ using BinaryFn = double (*)(double, double);
 
 // y = x1 <op> x2, both inputs of y's dtype. The reference computes `fn` in double with numpy
 // broadcasting and rounds once to y's dtype: 1 ulp.
+template <class Fn>
 class BinaryOpDef : public runtime::OpDef {
  public:
   BinaryOpDef(const char* type, const std::vector<DataType>& dtypes, BinaryFn fn) : OpDef(type) {
@@ -156,9 +93,9 @@ class BinaryOpDef : public runtime::OpDef {
     Input("x1").ParamType(runtime::REQUIRED).DataType(dtypes).Format(nd);
     Input("x2").ParamType(runtime::REQUIRED).DataType(dtypes).Format(nd);
     Output("y").ParamType(runtime::REQUIRED).DataType(dtypes).Format(nd);
-    SetTiling([dtypes](TilingContext& ctx) { return BinaryTiling(ctx, dtypes); });
+    SetTiling([dtypes](TilingContext& ctx) { return BinaryTiling<Fn>(ctx, dtypes); });
     SetInferShape(BinaryInferShape);
-    TilingDataType<BinaryTilingData>();
+    TilingDataType<elewise::op_kernel::ElewiseTilingData>();
     Reference(
         [fn](const runtime::ReferenceArgs& args) { return ElementwiseReference(args, 0, fn); }, 1);
     for (const char* soc : kBuiltinSocs)
@@ -166,11 +103,11 @@ class BinaryOpDef : public runtime::OpDef {
   }
 };
 
-#define TESSERA_BINARY_OP(Name, dtypes, fn)        \
-  class Name##Op : public BinaryOpDef {            \
-   public:                                         \
-    Name##Op() : BinaryOpDef(#Name, dtypes, fn) {} \
-  };                                               \
+#define TESSERA_BINARY_OP(Name, dtypes, fn)                  \
+  class Name##Op : public BinaryOpDef<Name##Fn> {            \
+   public:                                                   \
+    Name##Op() : BinaryOpDef<Name##Fn>(#Name, dtypes, fn) {} \
+  };                                                         \
   TESSERA_OP_ADD(Name##Op)
 
 TESSERA_BINARY_OP(Add, kFloatAndInt32, [](double a, double b) { return a + b; });
@@ -180,9 +117,9 @@ TESSERA_BINARY_OP(Maximum, kFloatAndInt32, [](double a, double b) { return std::
 TESSERA_BINARY_OP(Minimum, kFloatAndInt32, [](double a, double b) { return std::min(a, b); });
 
 // Divisors drawn away from 0: |x2| in [0.5, 100], either sign.
-class DivOp : public BinaryOpDef {
+class DivOp : public BinaryOpDef<DivFn> {
  public:
-  DivOp() : BinaryOpDef("Div", kFloatTypes, [](double a, double b) { return a / b; }) {
+  DivOp() : BinaryOpDef<DivFn>("Div", kFloatTypes, [](double a, double b) { return a / b; }) {
     Input("x2").ValueRange(0.5, 100, /*random_sign=*/true);
   }
 };

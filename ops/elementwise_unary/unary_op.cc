@@ -1,15 +1,15 @@
 // Op definitions and the tiling function of the unary elementwise ops, including Adds and Muls
-// (y = x + value, y = x * value with a float attribute "value").
+// (y = x + value, y = x * value with a float attribute "value"): each op is an elewise Compute
+// (unary_compute.h) planned here and run by unary_kernel.cc; x may have any strides.
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "../common/host_common.h"
-#include "../common/op_keys.h"
+#include "../common/elementwise_host.h"
 #include "../common/reference_common.h"
 #include "tessera/runtime/op_registration.h"
-#include "unary_tiling.h"
+#include "unary_compute.h"
 
 namespace tessera::ops {
 namespace {
@@ -27,10 +27,12 @@ Result<int64_t> IntScalar(const std::string& op, float value) {
   return static_cast<int64_t>(value);
 }
 
-Status UnaryTiling(TilingContext& ctx, const std::vector<DataType>& dtypes, bool has_value) {
+// Checks the call and plans UnaryCompute<T, Fn> for the call's dtype.
+template <class Fn>
+Status UnaryTiling(TilingContext& ctx, const std::vector<DataType>& dtypes) {
   const std::string& op = ctx.GetOpType();
-  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* x, RequiredDesc(ctx, false, 0, "x"));
-  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* y, RequiredDesc(ctx, true, 0, "y"));
+  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* x, ElementwiseInput(ctx, 0, "x"));
+  TESSERA_ASSIGN_OR_RETURN(const TensorDesc* y, ElementwiseOutput(ctx, 0, "y"));
   const DataType dtype = x->dtype;
   if (y->dtype != dtype) {
     return InvalidArgument(op + ": x and y must have one dtype, got " + DtypeText(dtype) + " and " +
@@ -43,25 +45,21 @@ Status UnaryTiling(TilingContext& ctx, const std::vector<DataType>& dtypes, bool
     return InvalidArgument(op + ": output y has shape " + y->shape.ToString() +
                            ", expected the shape of x " + x->shape.ToString());
   }
-  UnaryTilingData t;
-  if (has_value) {
-    TESSERA_ASSIGN_OR_RETURN(t.value, ctx.GetFloatAttr("value"));
-    if (dtype == DataType::kInt32) {
-      TESSERA_ASSIGN_OR_RETURN(t.intValue, IntScalar(op, t.value));
-    }
+  elewise::op_kernel::OpArguments args;
+  args.params = {ElementwiseTensor(0, *x), ElementwiseTensor(1, *y)};
+  if constexpr (Fn::kHasValue) {
+    TESSERA_ASSIGN_OR_RETURN(const float value, ctx.GetFloatAttr("value"));
+    if (dtype == DataType::kInt32) TESSERA_RETURN_IF_ERROR(IntScalar(op, value).status());
+    args.attrs.Set("value", static_cast<double>(value));
   }
-  TESSERA_ASSIGN_OR_RETURN(const int64_t n, x->shape.NumElements());
-  const auto elem = static_cast<int64_t>(DataTypeSize(dtype));
-  // Two double-buffered queues (x, y).
-  TESSERA_ASSIGN_OR_RETURN(t.tileLength, TileLength(ctx, 2 * kBufferNum * elem, 32 / elem));
-  TESSERA_ASSIGN_OR_RETURN(
-      const tiling::UniformSplitConfig split,
-      SplitOverCores(n, 32 / elem, kMinElementsPerCore, ctx.GetPlatformInfo().aiv_cores));
-  StoreSplit(split, t);
-  ctx.SetBlockDim(split.blockNum);
-  ctx.SetTilingKey(UnaryKey(dtype));
-  ctx.SetTilingData(t);
-  return OkStatus();
+  return DispatchElementwiseType(dtype, [&]<class T>(T) -> Status {
+    if constexpr (kUnaryHas<Fn, T>) {
+      return SetElementwiseTiling<ElementwiseKernel<UnaryCompute<T, Fn>>>(ctx, args,
+                                                                          UnaryKey(dtype));
+    } else {
+      return InvalidArgument(op + ": dtype " + DtypeText(dtype) + " is not supported");
+    }
+  });
 }
 
 Status SameShapeInferShape(runtime::InferShapeContext& ctx) {
@@ -89,11 +87,13 @@ struct Domain {
 // (value rounded to y's dtype first, as the kernels hold it in the tensor's type) and rounds once
 // to y's dtype: `ulps` 1 for the exact ops, 2 for the transcendental ones (fp32 math within ~1
 // ulp, then rounded).
+template <class Fn>
 class UnaryOpDef : public runtime::OpDef {
  public:
-  UnaryOpDef(const char* type, const std::vector<DataType>& dtypes, bool has_value, UnaryFn fn,
-             double ulps, Domain domain)
+  UnaryOpDef(const char* type, const std::vector<DataType>& dtypes, UnaryFn fn, double ulps,
+             Domain domain)
       : OpDef(type) {
+    constexpr bool has_value = Fn::kHasValue;
     const std::vector<Format> nd(dtypes.size(), Format::kND);
     Input("x")
         .ParamType(runtime::REQUIRED)
@@ -102,15 +102,14 @@ class UnaryOpDef : public runtime::OpDef {
         .ValueRange(domain.lo, domain.hi);
     Output("y").ParamType(runtime::REQUIRED).DataType(dtypes).Format(nd);
     if (has_value) Attr("value").AttrType(runtime::REQUIRED).Float();
-    SetTiling(
-        [dtypes, has_value](TilingContext& ctx) { return UnaryTiling(ctx, dtypes, has_value); });
+    SetTiling([dtypes](TilingContext& ctx) { return UnaryTiling<Fn>(ctx, dtypes); });
     SetInferShape(SameShapeInferShape);
-    TilingDataType<UnaryTilingData>();
+    TilingDataType<elewise::op_kernel::ElewiseTilingData>();
     Reference(
-        [fn, has_value](const runtime::ReferenceArgs& args) {
-          const double value =
-              has_value ? RoundToDtype(args.outputs.at(0).desc.dtype, RefAttr<float>(args, "value"))
-                        : 0;
+        [fn](const runtime::ReferenceArgs& args) {
+          const double value = Fn::kHasValue ? RoundToDtype(args.outputs.at(0).desc.dtype,
+                                                            RefAttr<float>(args, "value"))
+                                             : 0;
           return ElementwiseReference(args, value, fn);
         },
         ulps);
@@ -119,33 +118,32 @@ class UnaryOpDef : public runtime::OpDef {
   }
 };
 
-#define TESSERA_UNARY_OP(Name, dtypes, has_value, fn, ulps, domain)        \
-  class Name##Op : public UnaryOpDef {                                     \
-   public:                                                                 \
-    Name##Op() : UnaryOpDef(#Name, dtypes, has_value, fn, ulps, domain) {} \
-  };                                                                       \
+#define TESSERA_UNARY_OP(Name, dtypes, fn, ulps, domain)                  \
+  class Name##Op : public UnaryOpDef<Name##Fn> {                          \
+   public:                                                                \
+    Name##Op() : UnaryOpDef<Name##Fn>(#Name, dtypes, fn, ulps, domain) {} \
+  };                                                                      \
   TESSERA_OP_ADD(Name##Op)
 
 TESSERA_UNARY_OP(
-    Abs, kFloatAndInt32, false, [](double x, double) { return std::fabs(x); }, 1, Domain{});
+    Abs, kFloatAndInt32, [](double x, double) { return std::fabs(x); }, 1, Domain{});
 TESSERA_UNARY_OP(
-    Exp, kFloatTypes, false, [](double x, double) { return std::exp(x); }, 2, (Domain{-10, 10}));
+    Exp, kFloatTypes, [](double x, double) { return std::exp(x); }, 2, (Domain{-10, 10}));
 TESSERA_UNARY_OP(
-    Log, kFloatTypes, false, [](double x, double) { return std::log(x); }, 2, (Domain{1e-3, 1e3}));
+    Log, kFloatTypes, [](double x, double) { return std::log(x); }, 2, (Domain{1e-3, 1e3}));
 TESSERA_UNARY_OP(
-    Sqrt, kFloatTypes, false, [](double x, double) { return std::sqrt(x); }, 1, (Domain{0, 1e4}));
+    Sqrt, kFloatTypes, [](double x, double) { return std::sqrt(x); }, 1, (Domain{0, 1e4}));
 TESSERA_UNARY_OP(
-    Rsqrt, kFloatTypes, false, [](double x, double) { return 1 / std::sqrt(x); }, 2,
-    (Domain{1e-3, 1e3}));
+    Rsqrt, kFloatTypes, [](double x, double) { return 1 / std::sqrt(x); }, 2, (Domain{1e-3, 1e3}));
 TESSERA_UNARY_OP(
-    Relu, kFloatAndInt32, false, [](double x, double) { return x < 0 ? 0 : x; }, 1, Domain{});
+    Relu, kFloatAndInt32, [](double x, double) { return x < 0 ? 0 : x; }, 1, Domain{});
 TESSERA_UNARY_OP(
-    Sigmoid, kFloatTypes, false, [](double x, double) { return 1 / (1 + std::exp(-x)); }, 2,
+    Sigmoid, kFloatTypes, [](double x, double) { return 1 / (1 + std::exp(-x)); }, 2,
     (Domain{-20, 20}));
 TESSERA_UNARY_OP(
-    Adds, kFloatAndInt32, true, [](double x, double v) { return x + v; }, 1, Domain{});
+    Adds, kFloatAndInt32, [](double x, double v) { return x + v; }, 1, Domain{});
 TESSERA_UNARY_OP(
-    Muls, kFloatAndInt32, true, [](double x, double v) { return x * v; }, 1, Domain{});
+    Muls, kFloatAndInt32, [](double x, double v) { return x * v; }, 1, Domain{});
 
 }  // namespace
 }  // namespace tessera::ops

@@ -221,7 +221,8 @@ class Engine {
       for (size_t i = 0; i < p.operands.size(); ++i) {
         const Operand& o = p.operands[i];
         if (!prog_.params[i].is_tensor || ElemSize(o.dtype) != 2 || o.row_stride != 0 ||
-            o.col_stride != 1 || static_cast<size_t>(cursor - ub) + row_bytes > ub_bytes) {
+            p.row_rank != 0 || o.col_stride != 1 ||
+            static_cast<size_t>(cursor - ub) + row_bytes > ub_bytes) {
           continue;
         }
         auto* dst = reinterpret_cast<float*>(cursor);
@@ -286,6 +287,16 @@ class Engine {
     return t == DataType::kFloat16 || t == DataType::kBfloat16 ? 2 : 4;
   }
   size_t Rounded(uint32_t len) const { return (len + Lanes() - 1) / Lanes() * Lanes(); }
+  // Element offset of row r of `o` (see Operand).
+  int64_t RowOffset(const Operand& o, int64_t r) const {
+    if (p_.row_rank == 0) return r * o.row_stride;
+    int64_t off = 0;
+    for (int k = static_cast<int>(p_.row_rank) - 1; k >= 0; --k) {
+      off += r % p_.row_dims[k] * o.row_strides[k];
+      r /= p_.row_dims[k];
+    }
+    return off;
+  }
   float* F(uint8_t reg) { return static_cast<float*>(scratch_[reg]); }
   const float* RF(uint8_t reg) const { return static_cast<const float*>(regs_[reg]); }
   const int32_t* RI(uint8_t reg) const { return static_cast<const int32_t*>(regs_[reg]); }
@@ -299,10 +310,10 @@ class Engine {
       const Instr& in = prog_.instrs[i];
       if (in.op != OpCode::kLoad) continue;
       const Operand& o = p_.operands[in.index];
-      if (o.col_stride == 0) continue;
+      if (o.col_stride != 1) continue;
       const size_t es = ElemSize(o.dtype);
       const auto* base =
-          static_cast<const char*>(o.ptr) + static_cast<size_t>(r * o.row_stride + c) * es;
+          static_cast<const char*>(o.ptr) + static_cast<size_t>(RowOffset(o, r) + c) * es;
       for (size_t off = 0; off < static_cast<size_t>(n) * es; off += 64) {
         __builtin_prefetch(base + off, 0, 3);
       }
@@ -323,7 +334,7 @@ class Engine {
     const char* base = static_cast<const char*>(o.ptr);
     const size_t es = ElemSize(o.dtype);
     if (o.col_stride == 0) {
-      const void* src = base + static_cast<size_t>(r * o.row_stride) * es;
+      const void* src = base + static_cast<size_t>(RowOffset(o, r)) * es;
       uint32_t bits;
       if (o.dtype == DataType::kInt32) {
         std::memcpy(&bits, src, 4);
@@ -332,7 +343,9 @@ class Engine {
       }
       return Fill(in.dst, bits);
     }
-    const char* src = base + static_cast<size_t>(r * o.row_stride + c) * es;
+    if (o.col_stride != 1)
+      return Gather(in, base + static_cast<size_t>(RowOffset(o, r)) * es, c, len);
+    const char* src = base + static_cast<size_t>(RowOffset(o, r) + c) * es;
     uniform_[in.dst] = 0;
     if (widened_[in.index] != nullptr) {
       // Zero-padded to whole vectors when it was widened, so any tile may point into it.
@@ -364,10 +377,32 @@ class Engine {
     uniform_[in.dst] = 0;
   }
 
+  // A strided input's tile, element by element into the register (a strided view's columns are
+  // rarely adjacent enough for vector gathers to pay); lanes past the tail are zeroed.
+  void Gather(const Instr& in, const char* row, int64_t c, uint32_t len) {
+    const Operand& o = p_.operands[in.index];
+    const size_t es = ElemSize(o.dtype);
+    const size_t step = static_cast<size_t>(o.col_stride) * es;
+    const char* src = row + static_cast<size_t>(c * o.col_stride) * es;
+    float* out = F(in.dst);
+    if (es == 4) {
+      auto* o32 = reinterpret_cast<uint32_t*>(out);
+      for (uint32_t i = 0; i < len; ++i, src += step)
+        std::memcpy(o32 + i, src, 4);
+    } else {
+      for (uint32_t i = 0; i < len; ++i, src += step)
+        out[i] = LoadScalarF(src, o.dtype);
+    }
+    for (size_t i = len, n = Rounded(len); i < n; ++i)
+      out[i] = 0.0f;
+    regs_[in.dst] = out;
+    uniform_[in.dst] = 0;
+  }
+
   void Store(const Instr& in, int64_t r, int64_t c, uint32_t len) {
     const Operand& o = p_.operands[in.index];
     const size_t es = ElemSize(o.dtype);
-    char* dst = static_cast<char*>(o.ptr) + static_cast<size_t>(r * o.row_stride + c) * es;
+    char* dst = static_cast<char*>(o.ptr) + static_cast<size_t>(RowOffset(o, r) + c) * es;
     const auto* src = static_cast<const uint32_t*>(regs_[in.a]);
     const bool stream = p_.stream_outputs && !prog_.params[in.index].read_after_write;
     const DU du;
@@ -686,7 +721,7 @@ class Engine {
     if (ElemSize(o.dtype) != 4 || len % Lanes() != 0) return false;
     const bool unary = op.op >= OpCode::kNeg && op.op <= OpCode::kSilu;
     if (unary ? uniform_[op.a] : uniform_[op.a] && uniform_[op.b]) return false;
-    auto* dst = static_cast<uint32_t*>(o.ptr) + (r * o.row_stride + c);
+    auto* dst = static_cast<uint32_t*>(o.ptr) + (RowOffset(o, r) + c);
     const bool stream = p_.stream_outputs && !prog_.params[store.index].read_after_write;
     if (stream && reinterpret_cast<uintptr_t>(dst) % (Lanes() * 4) != 0) return false;
     if (unary) {

@@ -45,7 +45,7 @@ Result<Problem> ResolveOpProblem(const tile::ProgramView& program, const OpArgum
       all_outputs_empty = all_outputs_empty && t.shape.NumElements().value_or(1) == 0;
     }
     bound.params.emplace_back(TensorArg{reinterpret_cast<void*>(uintptr_t{64} * (i + 1)), t.dtype,
-                                        t.shape, t.row_stride});
+                                        t.shape, t.row_stride, t.strides});
   }
   if (any_output && all_outputs_empty && args.params.size() == program.params.size()) {
     *empty = true;
@@ -65,6 +65,9 @@ Status EncodeProblem(const Problem& problem, const TilePlan& plan, const OpArgum
   t.traversal = static_cast<int64_t>(problem.traversal);
   t.rows = problem.rows;
   t.cols = problem.cols;
+  t.rowRank = problem.row_rank;
+  for (uint32_t k = 0; k < problem.row_rank; ++k)
+    t.rowDims[k] = problem.row_dims[k];
   t.outputBytes = static_cast<int64_t>(problem.output_bytes);
   t.tileElems = plan.tile_elems;
   t.spillInUb = plan.spill_in_ub;
@@ -81,6 +84,8 @@ Status EncodeProblem(const Problem& problem, const TilePlan& plan, const OpArgum
     t.operandRowStride[i] = op.row_stride;
     t.operandColStride[i] = op.col_stride;
     t.operandScalarBits[i] = op.scalar_bits;
+    for (uint32_t k = 0; k < problem.row_rank; ++k)
+      t.operandRowStrides[i * block::kMaxRowDims + k] = op.row_strides[k];
   }
   t.numAttrs = static_cast<int64_t>(problem.attr_bits.size());
   for (size_t i = 0; i < problem.attr_bits.size(); ++i)
@@ -99,6 +104,9 @@ Problem DecodeProblem(const ElewiseTilingData& t, std::span<uint8_t* const> gm) 
   p.traversal = static_cast<block::Traversal>(t.traversal);
   p.rows = t.rows;
   p.cols = t.cols;
+  p.row_rank = static_cast<uint32_t>(t.rowRank);
+  for (uint32_t k = 0; k < p.row_rank; ++k)
+    p.row_dims[k] = t.rowDims[k];
   p.output_bytes = static_cast<uint64_t>(t.outputBytes);
   p.operands.resize(static_cast<size_t>(t.numOperands));
   for (size_t i = 0; i < p.operands.size(); ++i) {
@@ -111,6 +119,8 @@ Problem DecodeProblem(const ElewiseTilingData& t, std::span<uint8_t* const> gm) 
     op.row_stride = t.operandRowStride[i];
     op.col_stride = t.operandColStride[i];
     op.scalar_bits = static_cast<uint32_t>(t.operandScalarBits[i]);
+    for (uint32_t k = 0; k < p.row_rank; ++k)
+      op.row_strides[k] = t.operandRowStrides[i * block::kMaxRowDims + k];
   }
   p.attr_bits.resize(static_cast<size_t>(t.numAttrs));
   for (size_t i = 0; i < p.attr_bits.size(); ++i)

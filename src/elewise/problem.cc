@@ -37,6 +37,133 @@ std::vector<int64_t> Dims(const Shape& s) {
   return {s.dims().begin(), s.dims().end()};
 }
 
+// Element strides of tensor `t`, one per dim: its own, else dense (rows row_stride apart).
+Result<std::vector<int64_t>> StridesOf(size_t i, const TensorArg& t) {
+  const auto rank = static_cast<size_t>(t.shape.rank());
+  if (!t.strides.empty()) {
+    if (t.strides.size() != rank) {
+      return InvalidArgument("elewise: " + ParamName(i) + " has " +
+                             std::to_string(t.strides.size()) + " strides for rank " +
+                             std::to_string(rank));
+    }
+    for (int64_t s : t.strides) {
+      if (s < 0) return InvalidArgument("elewise: " + ParamName(i) + " has a negative stride");
+    }
+    return t.strides;
+  }
+  std::vector<int64_t> s(rank, 1);
+  for (size_t k = rank - 1; k-- > 0;) {
+    s[k] = k + 2 == rank && t.row_stride > 0 ? t.row_stride : s[k + 1] * t.shape.dim(k + 1);
+  }
+  return s;
+}
+
+// Programs without reductions: any numpy broadcast, any input strides. The broadcast shape's
+// dims are coalesced innermost first: size-1 dims go, and a dim merges into its inner neighbour
+// when every tensor steps over it as over one longer dim.
+Status ResolveElementwise(const tile::ProgramView& program, const Arguments& args,
+                          const std::vector<int64_t>& full, Problem& p) {
+  const size_t n = program.params.size();
+  const size_t rank = full.size();
+  // Per tensor parameter: strides aligned to `full` (0 along broadcast dims).
+  std::vector<std::vector<int64_t>> aligned(n);
+  for (size_t i = 0; i < n; ++i) {
+    const tile::ParamInfo& info = program.params[i];
+    if (!info.is_tensor) continue;
+    const auto& t = std::get<TensorArg>(args.params[i]);
+    const std::vector<int64_t> dims = Dims(t.shape);
+    const bool written = info.usage != ParamUsage::IN;
+    if (written && dims != full) {
+      return InvalidArgument("elewise: output " + ParamName(i) + " has shape " +
+                             t.shape.ToString() + ", expected " + DimsString(full));
+    }
+    if (written && !t.strides.empty()) {
+      return InvalidArgument("elewise: output " + ParamName(i) + " has strides; outputs are dense");
+    }
+    if (t.row_stride > 0 && t.row_stride < dims.back()) {
+      return InvalidArgument("elewise: " + ParamName(i) + " has row_stride " +
+                             std::to_string(t.row_stride) + " below its row length " +
+                             std::to_string(dims.back()));
+    }
+    TESSERA_ASSIGN_OR_RETURN(const std::vector<int64_t> own, StridesOf(i, t));
+    std::vector<int64_t>& a = aligned[i];
+    a.assign(rank, 0);
+    const size_t lead = rank - dims.size();
+    for (size_t k = 0; k < dims.size(); ++k)
+      a[lead + k] = dims[k] == 1 ? 0 : own[k];
+  }
+  // Coalesced dims, innermost first.
+  std::vector<int64_t> cdims;
+  std::vector<std::vector<int64_t>> cstr(n);
+  for (size_t k = rank; k-- > 0;) {
+    if (full[k] == 1) continue;
+    bool merge = !cdims.empty();
+    for (size_t i = 0; i < n && merge; ++i) {
+      if (!aligned[i].empty()) merge = aligned[i][k] == cstr[i].back() * cdims.back();
+    }
+    if (merge) {
+      cdims.back() *= full[k];
+      continue;
+    }
+    cdims.push_back(full[k]);
+    for (size_t i = 0; i < n; ++i) {
+      if (!aligned[i].empty()) cstr[i].push_back(aligned[i][k]);
+    }
+  }
+  if (cdims.empty()) {  // one element
+    cdims.push_back(1);
+    for (size_t i = 0; i < n; ++i) {
+      if (!aligned[i].empty()) cstr[i].push_back(1);
+    }
+  }
+  const size_t crank = cdims.size();
+  if (crank - 1 > static_cast<size_t>(block::kMaxRowDims)) {
+    return Unimplemented("elewise: the problem has " + std::to_string(crank) +
+                         " dims after coalescing; at most " +
+                         std::to_string(block::kMaxRowDims + 1) + " are supported");
+  }
+  p.cols = cdims[0];
+  p.rows = 1;
+  for (size_t k = 1; k < crank; ++k)
+    p.rows *= cdims[k];
+  p.traversal = crank == 1 ? Traversal::kFlat : Traversal::kRows;
+  p.row_rank = crank > 2 ? static_cast<uint32_t>(crank - 1) : 0;
+  for (uint32_t k = 0; k < p.row_rank; ++k)
+    p.row_dims[k] = cdims[crank - 1 - k];
+  for (size_t i = 0; i < n; ++i) {
+    if (aligned[i].empty()) continue;
+    block::Operand& op = p.operands[i];
+    const std::vector<int64_t>& s = cstr[i];
+    op.col_stride = s[0];
+    op.row_stride = crank > 1 ? s[1] : 0;
+    for (uint32_t k = 0; k < p.row_rank; ++k)
+      op.row_strides[k] = s[crank - 1 - k];
+    if (program.params[i].usage == ParamUsage::IN) continue;
+    // Outputs are dense (or rows row_stride apart): row r starts at r * row_stride, which the
+    // checked mode's write ranges rely on.
+    bool even = op.col_stride == 1;
+    for (uint32_t k = 0; k + 1 < p.row_rank; ++k)
+      even = even && op.row_strides[k] == op.row_strides[k + 1] * p.row_dims[k + 1];
+    if (!even) return InvalidArgument("elewise: output " + ParamName(i) + " is not dense");
+  }
+  return OkStatus();
+}
+
+Status ResolveAttrs(const tile::ProgramView& program, const Arguments& args, Problem& p) {
+  for (const tile::AttrInfo& a : program.attrs) {
+    auto v = args.attrs.Number(a.name);
+    if (!v && a.has_default && args.attrs.Find(a.name) == nullptr) v = a.default_value;
+    if (!v) {
+      return InvalidArgument("elewise: attribute '" + std::string(a.name) +
+                             "' is missing or not a number");
+    }
+    p.attr_bits.push_back(a.dtype == DataType::kInt32
+                              ? static_cast<uint32_t>(static_cast<int32_t>(*v))
+                              : std::bit_cast<uint32_t>(static_cast<float>(*v)));
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<Problem> ResolveProblem(const tile::ProgramView& program, const Arguments& args) {
@@ -96,12 +223,6 @@ Result<Problem> ResolveProblem(const tile::ProgramView& program, const Arguments
   }
 
   Problem p;
-  p.cols = full.back();
-  p.rows = 1;
-  for (size_t k = 0; k + 1 < full.size(); ++k)
-    p.rows *= full[k];
-  const int64_t reduced_len = program.pattern == ReducePattern::AR ? p.rows : p.cols;
-  bool dense = true;
   p.operands.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const tile::ParamInfo& info = program.params[i];
@@ -114,11 +235,35 @@ Result<Problem> ResolveProblem(const tile::ProgramView& program, const Arguments
       continue;
     }
     const auto& t = std::get<TensorArg>(args.params[i]);
-    const int64_t count = *t.shape.NumElements();
     op.ptr = t.data;
     op.dtype = t.dtype;
+    if (info.usage != ParamUsage::IN) {
+      p.output_bytes += static_cast<uint64_t>(*t.shape.NumElements()) * DataTypeSize(t.dtype);
+    }
+    if (!program.has_reduction || t.strides.empty()) continue;
+    TESSERA_ASSIGN_OR_RETURN(const std::vector<int64_t> own, StridesOf(i, t));
+    if (own != StridesOf(i, TensorArg{t.data, t.dtype, t.shape, t.row_stride, {}}).value()) {
+      return Unimplemented("elewise: " + ParamName(i) +
+                           " is a strided view; operators with reductions take dense tensors");
+    }
+  }
+  if (!program.has_reduction) {
+    TESSERA_RETURN_IF_ERROR(ResolveElementwise(program, args, full, p));
+    TESSERA_RETURN_IF_ERROR(ResolveAttrs(program, args, p));
+    return p;
+  }
+  p.cols = full.back();
+  p.rows = 1;
+  for (size_t k = 0; k + 1 < full.size(); ++k)
+    p.rows *= full[k];
+  const int64_t reduced_len = program.pattern == ReducePattern::AR ? p.rows : p.cols;
+  for (size_t i = 0; i < n; ++i) {
+    const tile::ParamInfo& info = program.params[i];
+    block::Operand& op = p.operands[i];
+    if (!info.is_tensor) continue;
+    const auto& t = std::get<TensorArg>(args.params[i]);
+    const int64_t count = *t.shape.NumElements();
     const bool written = info.usage != ParamUsage::IN;
-    if (written) p.output_bytes += static_cast<uint64_t>(count) * DataTypeSize(t.dtype);
     if (info.reduced_output) {
       if (count != reduced_len) {
         return InvalidArgument("elewise: " + ParamName(i) + " receives a reduction and needs " +
@@ -152,13 +297,11 @@ Result<Problem> ResolveProblem(const tile::ProgramView& program, const Arguments
                                std::to_string(t.row_stride) + " below its row length " +
                                std::to_string(p.cols));
       }
-      if (t.row_stride > 0 && t.row_stride != p.cols && p.rows > 1) dense = false;
       continue;
     }
     if (t.row_stride > 0) {
       return InvalidArgument("elewise: " + ParamName(i) + ": row_stride needs a full-shape tensor");
     }
-    dense = false;
     if (leading_ones && last_full) {  // [N]: the same row for every row
       op.row_stride = 0;
       op.col_stride = 1;
@@ -174,29 +317,8 @@ Result<Problem> ResolveProblem(const tile::ProgramView& program, const Arguments
                            " is supported only along the last axis or all leading axes");
     }
   }
-  for (const tile::AttrInfo& a : program.attrs) {
-    auto v = args.attrs.Number(a.name);
-    if (!v && a.has_default && args.attrs.Find(a.name) == nullptr) v = a.default_value;
-    if (!v) {
-      return InvalidArgument("elewise: attribute '" + std::string(a.name) +
-                             "' is missing or not a number");
-    }
-    p.attr_bits.push_back(a.dtype == DataType::kInt32
-                              ? static_cast<uint32_t>(static_cast<int32_t>(*v))
-                              : std::bit_cast<uint32_t>(static_cast<float>(*v)));
-  }
-  if (program.has_reduction) {
-    p.traversal = program.pattern == ReducePattern::AR ? Traversal::kRows : Traversal::kColumns;
-  } else if (dense) {
-    // Elementwise over equal shapes: one flat row, split by elements.
-    p.traversal = Traversal::kFlat;
-    p.cols *= p.rows;
-    p.rows = 1;
-    for (block::Operand& op : p.operands)
-      op.row_stride = 0;
-  } else {
-    p.traversal = Traversal::kRows;
-  }
+  TESSERA_RETURN_IF_ERROR(ResolveAttrs(program, args, p));
+  p.traversal = program.pattern == ReducePattern::AR ? Traversal::kRows : Traversal::kColumns;
   return p;
 }
 

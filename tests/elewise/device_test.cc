@@ -124,11 +124,19 @@ TEST_F(DeviceAdapterErrors, MismatchedShapes) {
   Arguments small_out = Good();
   std::get<TensorArg>(small_out.params[2]).shape = *Shape::Make({16});
   ExpectRejected<Axpy>(small_out, StatusCode::kInvalidArgument, "expected [4, 16]");
-  Arguments middle = Good();
-  std::get<TensorArg>(middle.params[0]).shape = *Shape::Make({2, 2, 16});
-  std::get<TensorArg>(middle.params[1]).shape = *Shape::Make({2, 1, 16});
-  std::get<TensorArg>(middle.params[2]).shape = *Shape::Make({2, 2, 16});
-  ExpectRejected<Axpy>(middle, StatusCode::kUnimplemented, "last axis or all leading axes");
+  Arguments out_strides = Good();
+  std::get<TensorArg>(out_strides.params[2]).strides = {1, 4};
+  ExpectRejected<Axpy>(out_strides, StatusCode::kInvalidArgument, "outputs are dense");
+  Arguments rank = Good();
+  std::get<TensorArg>(rank.params[0]).strides = {16};
+  ExpectRejected<Axpy>(rank, StatusCode::kInvalidArgument, "1 strides for rank 2");
+  const auto strided_row =
+      ArgumentsBuilder{}
+          .inputOutput(
+              TensorArg{x_.Arg({4, 8}).data, DataType::kFloat32, *Shape::Make({4, 8}), 0, {16, 2}},
+              1.0f, out_.Arg({4}))
+          .build();
+  ExpectRejected<RowSum>(strided_row, StatusCode::kUnimplemented, "strided view");
   Arguments stride = Good();
   std::get<TensorArg>(stride.params[0]).row_stride = 8;
   ExpectRejected<Axpy>(stride, StatusCode::kInvalidArgument, "row_stride 8");

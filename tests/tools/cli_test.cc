@@ -117,33 +117,23 @@ TEST(CliTest, TilingShowsPlanFieldsAndPerCoreRanges) {
   EXPECT_EQ(j["simplified_key"], "Add/d=0,p=0/DT_FLOAT,ND/DT_FLOAT,ND/DT_FLOAT,ND");
   EXPECT_FALSE(j["soc"].get<std::string>().empty());
   EXPECT_NE(j["binary"].get<std::string>().find(j["soc"].get<std::string>()), std::string::npos);
-  // float32 (0) in the low byte, broadcast mode general (3) in the next.
-  EXPECT_EQ(j["tiling_key"], 768);
-  EXPECT_EQ(j["tiling_key_hex"], "0x300");
+  // The tiling key is the dtype code (float32: 0); the plan is an elewise problem: rows of the
+  // broadcast's innermost dim.
+  EXPECT_EQ(j["tiling_key"], 0);
+  EXPECT_EQ(j["tiling_key_hex"], "0x0");
   EXPECT_EQ(j["workspace"], 0);
   const int block_dim = j["block_dim"];
   EXPECT_GE(block_dim, 1);
   EXPECT_EQ(j["outputs"][0], "float32[1024, 1024] ND");
-  EXPECT_EQ(j["fields"]["blockNum"], block_dim);
-  EXPECT_EQ(j["fields"]["yNumel"], 1048576);
-  EXPECT_EQ(j["fields"]["x2Numel"], 1024);
-  EXPECT_EQ(j["fields"]["rowLength"], 1024);
-  EXPECT_EQ(j["tiling_data"]["struct"], "BinaryTilingData");
-  const nlohmann::json& split = j["per_core"];
-  ASSERT_TRUE(split.is_object());
-  EXPECT_EQ(split["items"], "rows of 1024 elements");
-  ASSERT_EQ(split["cores"].size(), static_cast<size_t>(block_dim));
-  uint64_t next = 0;
-  for (const auto& c : split["cores"]) {
-    EXPECT_EQ(c["offset"], next);
-    next += c["count"].get<uint64_t>();
-  }
-  EXPECT_EQ(next, 1024u);
+  EXPECT_EQ(j["tiling_data"]["struct"], "ElewiseTilingData");
+  EXPECT_EQ(j["fields"]["rows"], 1024);
+  EXPECT_EQ(j["fields"]["cols"], 1024);
+  EXPECT_EQ(j["fields"]["numOperands"], 3);
 
   const CliResult text = RunCli("tiling Cast --shape 100000 --dtype float16 --attr dst_type=27");
   EXPECT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("tiling key      6913 (0x1b01"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("per-core split  100000 elements"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("ElewiseTilingData"), std::string::npos) << text.out;
 }
 
 TEST(CliTest, RunChecksBfloat16MulAndReportsCacheHits) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <tuple>
 #include <utility>
 
 #if defined(__x86_64__)
@@ -20,6 +21,10 @@
 #if TESSERA_BENCH_HAVE_EIGEN
 #include "eigen_peers.h"
 #endif
+#if TESSERA_BENCH_HAVE_BUILTIN_OPS
+#include "builtin_nn.h"  // the built-in package's generated op API (tsrAdd, ...)
+#include "tessera/tessera_nn.h"
+#endif
 
 namespace tessera::bench {
 namespace {
@@ -28,6 +33,7 @@ using namespace tessera::elewise;
 namespace tdev = tessera::device;
 
 constexpr int64_t kElements = int64_t{64} << 20;
+constexpr int64_t kOpElements = int64_t{32} << 20;  // the built-in ops' cases
 constexpr int64_t kRows = 16384;
 constexpr int64_t kCols = 4096;
 constexpr float kEpsilon = 1e-6f;
@@ -147,6 +153,40 @@ void CopyKernel(char* out, const char* x, int64_t bytes) {
 #endif
   for (; i < end; ++i)
     out[i] = x[i];
+}
+
+// out = a + b: 2 reads, 1 write.
+void Add2Kernel(float* out, const float* a, const float* b, int64_t n) {
+  auto [i, end] = Slice(n);
+#if defined(__x86_64__)
+  for (; i < end && reinterpret_cast<uintptr_t>(out + i) % 16 != 0; ++i)
+    out[i] = a[i] + b[i];
+  for (; i + 4 <= end; i += 4)
+    _mm_stream_ps(out + i, _mm_add_ps(_mm_loadu_ps(a + i), _mm_loadu_ps(b + i)));
+  _mm_sfence();
+#endif
+  for (; i < end; ++i)
+    out[i] = a[i] + b[i];
+}
+
+// out = the high halves of x's fp32 bit patterns (bfloat16 by truncation): 4 bytes read, 2
+// written per element.
+void Narrow16Kernel(uint16_t* out, const uint32_t* x, int64_t n) {
+  auto [i, end] = Slice(n);
+#if defined(__x86_64__)
+  for (; i < end && reinterpret_cast<uintptr_t>(out + i) % 16 != 0; ++i)
+    out[i] = static_cast<uint16_t>(x[i] >> 16);
+  for (; i + 8 <= end; i += 8) {
+    // Arithmetic shifts keep the high halves in int16 range, so the saturating pack is exact.
+    const __m128i lo = _mm_srai_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)), 16);
+    const __m128i hi =
+        _mm_srai_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i + 4)), 16);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(out + i), _mm_packs_epi32(lo, hi));
+  }
+  _mm_sfence();
+#endif
+  for (; i < end; ++i)
+    out[i] = static_cast<uint16_t>(x[i] >> 16);
 }
 
 tdev::LaunchConfig LimitConfig(const char* name) {
@@ -365,6 +405,117 @@ class SoftmaxCase final : public Case {
   fused::Softmax<float> op_;
 };
 
+#if TESSERA_BENCH_HAVE_BUILTIN_OPS
+// A built-in op called as a user would: the whole two-stage C API call (GetWorkspaceSize, the
+// launch, stream synchronize) per run, on tsrTensors over the case's device buffers.
+class BuiltinOpCase final : public Case {
+ public:
+  enum class Kind { kAdd, kMul, kSigmoid, kCastToBf16 };
+  BuiltinOpCase(std::string id, std::string title, Kind kind, int64_t n)
+      : Case(std::move(id), std::move(title), {n}, "float32", Bytes(kind, n)), kind_(kind), n_(n) {}
+  ~BuiltinOpCase() override {
+    for (tsrTensor* t : {x1_, x2_, y_, small_x1_, small_x2_, small_y_})
+      tsrDestroyTensor(t);
+    if (stream_ != nullptr) tsrDestroyStream(stream_);
+  }
+  Status Init() {
+    const bool binary = kind_ == Kind::kAdd || kind_ == Kind::kMul;
+    const bool bf16_out = kind_ == Kind::kCastToBf16;
+    TESSERA_RETURN_IF_ERROR(a_.Fill(n_, false, 41));
+    if (binary) TESSERA_RETURN_IF_ERROR(b_.Fill(n_, false, 42));
+    TESSERA_RETURN_IF_ERROR(out_.Fill(n_, bf16_out, 43));
+    const tsrDataType out_type = bf16_out ? TSR_BF16 : TSR_FLOAT;
+    const auto make = [&](void* p, tsrDataType t, int64_t n) {
+      return tsrCreateTensor(&n, 1, nullptr, t, TSR_FORMAT_ND, p);
+    };
+    const int64_t m = InCacheElements();
+    x1_ = make(a_.get(), TSR_FLOAT, n_);
+    small_x1_ = make(a_.get(), TSR_FLOAT, m);
+    if (binary) {
+      x2_ = make(b_.get(), TSR_FLOAT, n_);
+      small_x2_ = make(b_.get(), TSR_FLOAT, m);
+    }
+    y_ = make(out_.get(), out_type, n_);
+    small_y_ = make(out_.get(), out_type, m);
+    if (x1_ == nullptr || y_ == nullptr || small_x1_ == nullptr || small_y_ == nullptr ||
+        (binary && (x2_ == nullptr || small_x2_ == nullptr))) {
+      return Internal(std::string("bench: tsrCreateTensor: ") + tsrGetLastErrorMessage());
+    }
+    if (tsrCreateStream(&stream_) != TSR_SUCCESS) {
+      return Internal(std::string("bench: tsrCreateStream: ") + tsrGetLastErrorMessage());
+    }
+    return OkStatus();
+  }
+
+ protected:
+  Status ElewiseInCache(const tdev::Stream&) override {
+    return Call(small_x1_, small_x2_, small_y_);
+  }
+  int64_t InCacheElements() const override { return std::min(n_, kInCacheElements); }
+  Status Limit(const tdev::Stream& s) override {
+    switch (kind_) {
+      case Kind::kAdd:
+      case Kind::kMul:
+        return tdev::Launch(LimitConfig("limit_add"), Add2Kernel, s, out_.f(),
+                            static_cast<const float*>(a_.f()), static_cast<const float*>(b_.f()),
+                            n_);
+      case Kind::kSigmoid:
+        return CopyLimit(s, out_.get(), a_.get(), n_ * 4);
+      case Kind::kCastToBf16:
+        return tdev::Launch(LimitConfig("limit_narrow"), Narrow16Kernel, s,
+                            static_cast<uint16_t*>(out_.get()),
+                            static_cast<const uint32_t*>(a_.get()), n_);
+    }
+    return OkStatus();
+  }
+  Status Elewise(const tdev::Stream&) override { return Call(x1_, x2_, y_); }
+  void Eigen() override {}
+  bool HasPeer() const override { return false; }
+
+ private:
+  static double Bytes(Kind kind, int64_t n) {
+    const double per = kind == Kind::kCastToBf16 ? 6.0 : kind == Kind::kSigmoid ? 8.0 : 12.0;
+    return per * static_cast<double>(n);
+  }
+
+  Status Call(tsrTensor* x1, tsrTensor* x2, tsrTensor* y) {
+    uint64_t ws = 0;
+    tsrOpExecutor* exec = nullptr;
+    tsrStatus st = TSR_SUCCESS;
+    switch (kind_) {
+      case Kind::kAdd:
+        st = tsrAddGetWorkspaceSize(x1, x2, y, &ws, &exec);
+        if (st == TSR_SUCCESS) st = tsrAdd(nullptr, ws, exec, stream_);
+        break;
+      case Kind::kMul:
+        st = tsrMulGetWorkspaceSize(x1, x2, y, &ws, &exec);
+        if (st == TSR_SUCCESS) st = tsrMul(nullptr, ws, exec, stream_);
+        break;
+      case Kind::kSigmoid:
+        st = tsrSigmoidGetWorkspaceSize(x1, y, &ws, &exec);
+        if (st == TSR_SUCCESS) st = tsrSigmoid(nullptr, ws, exec, stream_);
+        break;
+      case Kind::kCastToBf16:
+        st = tsrCastGetWorkspaceSize(x1, TSR_BF16, y, &ws, &exec);
+        if (st == TSR_SUCCESS) st = tsrCast(nullptr, ws, exec, stream_);
+        break;
+    }
+    if (st == TSR_SUCCESS) st = tsrSynchronizeStream(stream_);
+    if (st != TSR_SUCCESS) {
+      return Internal(std::string("bench: ") + id() + ": " + tsrGetLastErrorMessage());
+    }
+    return OkStatus();
+  }
+
+  Kind kind_;
+  int64_t n_;
+  Buffer a_, b_, out_;
+  tsrTensor *x1_ = nullptr, *x2_ = nullptr, *y_ = nullptr;
+  tsrTensor *small_x1_ = nullptr, *small_x2_ = nullptr, *small_y_ = nullptr;
+  tsrStream stream_ = nullptr;
+};
+#endif
+
 template <class C>
 Result<std::unique_ptr<Case>> Made(std::unique_ptr<C> c) {
   TESSERA_RETURN_IF_ERROR(c->Init());
@@ -392,7 +543,7 @@ Result<RoundTimes> Case::RunRound(const tdev::Stream& stream, bool ceiling) {
   RoundTimes t;
   TESSERA_ASSIGN_OR_RETURN(t.limit, TimedLaunch(stream, [&] { return Limit(stream); }));
   TESSERA_ASSIGN_OR_RETURN(t.elewise, TimedLaunch(stream, [&] { return Elewise(stream); }));
-  if (EigenAvailable()) {
+  if (EigenAvailable() && HasPeer()) {
     const auto t0 = std::chrono::steady_clock::now();
     Eigen();
     t.eigen = Seconds(t0);
@@ -409,7 +560,13 @@ Result<RoundTimes> Case::RunRound(const tdev::Stream& stream, bool ceiling) {
 }
 
 std::vector<std::string> CaseIds() {
-  return {"fma_f32", "sigmoid_f32", "gelu_f32", "rmsnorm_f32", "rmsnorm_bf16", "softmax_f32"};
+  std::vector<std::string> ids = {"fma_f32",     "sigmoid_f32",  "gelu_f32",
+                                  "rmsnorm_f32", "rmsnorm_bf16", "softmax_f32"};
+#if TESSERA_BENCH_HAVE_BUILTIN_OPS
+  for (const char* id : {"op_add_f32", "op_mul_f32", "op_sigmoid_f32", "op_cast_f32_bf16"})
+    ids.emplace_back(id);
+#endif
+  return ids;
 }
 
 Result<std::unique_ptr<Case>> MakeCase(const std::string& id, double scale) {
@@ -454,6 +611,18 @@ Result<std::unique_ptr<Case>> MakeCase(const std::string& id, double scale) {
     TESSERA_ASSIGN_OR_RETURN(int64_t rows, scaled(kRows));
     return Made(std::make_unique<SoftmaxCase>(rows));
   }
+#if TESSERA_BENCH_HAVE_BUILTIN_OPS
+  using Kind = BuiltinOpCase::Kind;
+  for (const auto& [op_id, title, kind] :
+       {std::tuple{"op_add_f32", "Add fp32 (C API)", Kind::kAdd},
+        std::tuple{"op_mul_f32", "Mul fp32 (C API)", Kind::kMul},
+        std::tuple{"op_sigmoid_f32", "Sigmoid fp32 (C API)", Kind::kSigmoid},
+        std::tuple{"op_cast_f32_bf16", "Cast fp32->bf16 (C API)", Kind::kCastToBf16}}) {
+    if (id != op_id) continue;
+    TESSERA_ASSIGN_OR_RETURN(int64_t n, scaled(kOpElements));
+    return Made(std::make_unique<BuiltinOpCase>(id, title, kind, n));
+  }
+#endif
   std::string known;
   for (const std::string& k : CaseIds())
     known.append(known.empty() ? "" : ", ").append(k);

@@ -62,6 +62,8 @@ class Case {
   virtual Status Limit(const device::Stream& stream) = 0;
   virtual Status Elewise(const device::Stream& stream) = 0;
   virtual void Eigen() = 0;
+  // Whether Eigen() computes anything (the built-in op cases have no Eigen peer).
+  virtual bool HasPeer() const { return true; }
   // The operator on the cache-resident slice; InCacheElements() elements.
   virtual Status ElewiseInCache(const device::Stream& stream) = 0;
   virtual int64_t InCacheElements() const = 0;

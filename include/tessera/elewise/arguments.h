@@ -24,12 +24,15 @@
 namespace tessera::elewise {
 
 // A tensor in device memory. row_stride (elements) > 0 makes it a 2-D view [rows, shape.last]
-// whose rows are row_stride apart (e.g. one half of a wider tensor); 0 means dense.
+// whose rows are row_stride apart (e.g. one half of a wider tensor); 0 means dense. `strides`
+// (elements, one per dim, >= 0; empty: dense or row_stride) describes any other view of an input,
+// e.g. a transposed or sliced one, for operators without reductions; outputs are dense.
 struct TensorArg {
   void* data = nullptr;
   DataType dtype = DataType::kFloat32;
   Shape shape;
   int64_t row_stride = 0;
+  std::vector<int64_t> strides;
 };
 
 // A runtime scalar for PlaceHolder<N, float> or PlaceHolder<N, int32_t>.

@@ -55,6 +55,9 @@ struct BlockBuilder {
     p.traversal = problem.traversal;
     p.rows = problem.rows;
     p.cols = problem.cols;
+    p.row_rank = problem.row_rank;
+    for (uint32_t k = 0; k < problem.row_rank; ++k)
+      p.row_dims[k] = problem.row_dims[k];
     p.tile_elems = plan.tile_elems;
     p.prefetch_tiles = static_cast<uint32_t>(Policy::Stages - 1);
     p.stream_outputs = problem.output_bytes >= Policy::StreamThresholdBytes;

@@ -38,6 +38,8 @@ TILING_DATA_FIELD_DEF(bool, empty)  // every output is empty: the kernel has not
 TILING_DATA_FIELD_DEF(int64_t, traversal)
 TILING_DATA_FIELD_DEF(int64_t, rows)
 TILING_DATA_FIELD_DEF(int64_t, cols)
+TILING_DATA_FIELD_DEF(int64_t, rowRank)  // rows as an N-D index (Problem::row_rank)
+TILING_DATA_FIELD_DEF_ARR(int64_t, block::kMaxRowDims, rowDims)
 TILING_DATA_FIELD_DEF(int64_t, outputBytes)
 TILING_DATA_FIELD_DEF(int64_t, tileElems)  // the host's TilePlan
 TILING_DATA_FIELD_DEF(bool, spillInUb)
@@ -51,19 +53,22 @@ TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxOperands, operandDtype)
 TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxOperands, operandRowStride)
 TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxOperands, operandColStride)
 TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxOperands, operandScalarBits)
+// Operand k's stride along row dim d at [k * kMaxRowDims + d] (when rowRank > 0).
+TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxOperands* block::kMaxRowDims, operandRowStrides)
 TILING_DATA_FIELD_DEF(int64_t, numAttrs)
 TILING_DATA_FIELD_DEF_ARR(int64_t, kMaxAttrs, attrBits)
 TILING_DATA_FIELD_DEF_ARR(int64_t, kScheduleWords, schedule)  // raw bytes of the Config
 END_TILING_DATA_DEF;
 
 // A tensor parameter described by shape: it lives at GM address `arg` (inputs then outputs of
-// the op) plus `offset` elements; row_stride as in TensorArg (0: dense).
+// the op) plus `offset` elements; row_stride and strides as in TensorArg (empty, 0: dense).
 struct OpTensor {
   int32_t arg = 0;
   int64_t offset = 0;
   DataType dtype = DataType::kFloat32;
   Shape shape;
   int64_t row_stride = 0;
+  std::vector<int64_t> strides;
 };
 
 // PlaceHolder parameters in order, plus the attributes the Compute and schedule read.

@@ -18,14 +18,21 @@ enum class Traversal : uint8_t {
   kColumns = 2,  // RA reductions: the work unit is a column; every pass sweeps all rows
 };
 
+// Row dimensions of an N-D elementwise problem beyond the one row stride (see BlockParams).
+inline constexpr int kMaxRowDims = 7;
+
 // One PlaceHolder parameter as the engine sees it. Element (r, c) of a tensor lives at
-// ptr + r * row_stride + c * col_stride (elements); a stride of 0 broadcasts along that axis.
+// ptr + r * row_stride + c * col_stride (elements); a stride of 0 broadcasts along that axis, any
+// other col_stride but 1 is gathered element by element (inputs only). When the block has
+// row_rank > 0, row r is the N-D index (i_0 .. i_{row_rank-1}) over row_dims and its offset is
+// sum_k i_k * row_strides[k] instead.
 struct Operand {
   void* ptr = nullptr;
   DataType dtype = DataType::kFloat32;
   int64_t row_stride = 0;
   int64_t col_stride = 1;
   uint32_t scalar_bits = 0;  // runtime scalar: the fp32 or int32 bit pattern
+  int64_t row_strides[kMaxRowDims] = {};
 };
 
 struct BlockParams {
@@ -35,6 +42,10 @@ struct BlockParams {
   Traversal traversal = Traversal::kFlat;
   int64_t rows = 1;
   int64_t cols = 1;
+  // Rows as an N-D index, outermost first (product = rows); 0: rows are evenly strided. Only
+  // kRows traversals of programs without reductions use it.
+  uint32_t row_rank = 0;
+  int64_t row_dims[kMaxRowDims] = {};
   uint32_t tile_elems = 1024;   // micro-tile length, a multiple of 64
   uint32_t prefetch_tiles = 1;  // inputs of tile k + prefetch_tiles are fetched while k computes
   bool stream_outputs = false;  // non-temporal stores for outputs not read back

@@ -17,6 +17,10 @@ struct Problem {
   block::Traversal traversal = block::Traversal::kFlat;
   int64_t rows = 1;  // product of the leading dims of the broadcast shape
   int64_t cols = 1;  // its last dim
+  // kRows problems of programs without reductions whose rows are not evenly strided (a middle
+  // axis broadcast, a strided view): the rows' N-D shape, as block::BlockParams::row_dims.
+  uint32_t row_rank = 0;
+  int64_t row_dims[block::kMaxRowDims] = {};
   std::vector<block::Operand> operands;
   std::vector<uint32_t> attr_bits;
   uint64_t output_bytes = 0;  // bytes the launch writes to tensors
@@ -27,8 +31,12 @@ struct Problem {
 
 // Checks `args` against the program and resolves it. Errors (InvalidArgument unless noted):
 // parameter count, tensor vs scalar, dtype, null data, empty (rank 0) or zero-sized shapes,
-// shapes that do not broadcast, outputs not of the broadcast (or reduced) shape, a missing
-// attribute, broadcasts other than along the last axis or all leading axes (Unimplemented).
+// shapes that do not broadcast, outputs not of the broadcast (or reduced) shape, outputs that
+// are not dense, strides that do not match the rank, a missing attribute. Programs without
+// reductions take every numpy broadcast and strided inputs: the dims are coalesced (size-1 dims
+// dropped, neighbours every tensor walks alike merged), one dim left is a flat problem, more
+// are rows of the innermost. Programs with reductions take broadcasts along the last axis or
+// all leading axes and dense tensors only (else Unimplemented).
 Result<Problem> ResolveProblem(const tile::ProgramView& program, const Arguments& args);
 
 // Micro-tile size and spill placement for one block.
