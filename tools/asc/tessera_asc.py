@@ -30,6 +30,8 @@ VENDOR_LIBRARIES = {
     "profapi", "mmpa", "acl_op_compiler", "cust_opapi", "ascend_hal",
 }
 
+SYSTEM_INCLUDE_DIRS = {"/usr/include", "/usr/local/include"}
+
 
 def _config():
     path = os.environ.get("TESSERA_ASC_CONFIG") or os.path.join(
@@ -55,6 +57,12 @@ def _split_args(argv):
     i = 0
     while i < len(argv):
         a = argv[i]
+        if a in ("-isystem", "-I") and i + 1 < len(argv) and argv[i + 1] in SYSTEM_INCLUDE_DIRS:
+            i += 2  # re-adding a default directory breaks libstdc++'s #include_next
+            continue
+        if a.startswith("-I") and a[2:] in SYSTEM_INCLUDE_DIRS:
+            i += 1
+            continue
         if a.startswith("--npu-arch="):
             arch = _arch_define(a.split("=", 1)[1])
         elif a == "--npu-arch" and i + 1 < len(argv):
