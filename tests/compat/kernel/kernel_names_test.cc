@@ -102,6 +102,73 @@ TEST(CompatKernelNames, AscendcAssertMacroRunsItsStatementsThenFails) {
   EXPECT_NE(status.ToString().find("v != 0"), std::string::npos) << status.ToString();
 }
 
+// GM -> UB with DataCopyPad: `len` elements per row, `rows` rows; isPad selects how the rest of
+// each row's 32-byte unit is filled (SetPadValue(7) without isPad, paddingValue 9 with it). The
+// whole UB row span goes back to GM.
+template <class T>
+__global__ __vector__ void pad_custom(__gm__ T* x, __gm__ T* z, uint32_t rows, uint32_t len,
+                                      bool is_pad, bool set_pad) {
+  constexpr uint32_t kPerUnit = 32 / sizeof(T);
+  const uint32_t pitch = AscendC::DivCeil(len, kPerUnit) * kPerUnit;
+  AscendC::TPipe pipe;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, rows * pitch * sizeof(T));
+  AscendC::LocalTensor<T> ub = buf.Get<T>();
+  AscendC::Duplicate(ub, static_cast<T>(-1), rows * pitch);
+  AscendC::GlobalTensor<T> xGm, zGm;
+  xGm.SetGlobalBuffer(x, rows * len);
+  zGm.SetGlobalBuffer(z, rows * pitch);
+  if (set_pad) AscendC::SetPadValue(static_cast<T>(7));
+  const uint8_t right = static_cast<uint8_t>(pitch - len);
+  AscendC::DataCopyExtParams copy{static_cast<uint16_t>(rows),
+                                  static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+  AscendC::DataCopyPad(ub, xGm, copy, AscendC::DataCopyPadExtParams<T>{is_pad, 0, right, 9});
+  AscendC::PipeBarrier<PIPE_ALL>();
+  AscendC::DataCopy(zGm, ub, rows * pitch);
+}
+
+template <class T>
+void CheckPad(uint32_t rows, uint32_t len, bool is_pad, bool set_pad) {
+  constexpr uint32_t kPerUnit = 32 / sizeof(T);
+  const uint32_t pitch = (len + kPerUnit - 1) / kPerUnit * kPerUnit;
+  std::mt19937 rng(rows * 131 + len);
+  std::vector<T> x(rows * len), z(rows * pitch);
+  for (auto& v : x)
+    v = static_cast<T>(rng() % 200) - static_cast<T>(100);
+  auto dx = tessera::device::Malloc(x.size() * sizeof(T));
+  auto dz = tessera::device::Malloc(z.size() * sizeof(T));
+  ASSERT_TRUE(dx.ok() && dz.ok());
+  ASSERT_TRUE(tessera::device::Memcpy(*dx, x.size() * sizeof(T), x.data(), x.size() * sizeof(T),
+                                      tessera::device::MemcpyKind::kHostToDevice)
+                  .ok());
+  tessera::device::Stream stream;
+  ASSERT_TRUE(tessera::device::Launch(pad_custom<T>, 1, stream, static_cast<T*>(*dx),
+                                      static_cast<T*>(*dz), rows, len, is_pad, set_pad)
+                  .ok());
+  ASSERT_TRUE(stream.Synchronize().ok());
+  ASSERT_TRUE(tessera::device::Memcpy(z.data(), z.size() * sizeof(T), *dz, z.size() * sizeof(T),
+                                      tessera::device::MemcpyKind::kDeviceToHost)
+                  .ok());
+  const T fill = is_pad ? static_cast<T>(9) : set_pad ? static_cast<T>(7) : static_cast<T>(-1);
+  for (uint32_t r = 0; r < rows; ++r) {
+    for (uint32_t c = 0; c < pitch; ++c) {
+      const T want = c < len ? x[r * len + c] : fill;
+      ASSERT_EQ(z[r * pitch + c], want) << "row " << r << " col " << c << " len " << len;
+    }
+  }
+  ASSERT_TRUE(tessera::device::Free(*dx).ok());
+  ASSERT_TRUE(tessera::device::Free(*dz).ok());
+}
+
+TEST(CompatKernelNames, DataCopyPadFillsWithSetPadValueWithoutIsPad) {
+  for (uint32_t len : {1u, 7u, 20u, 31u, 33u}) {
+    CheckPad<int16_t>(3, len, false, true);
+    CheckPad<float>(2, len, false, true);
+    CheckPad<int32_t>(1, len, true, true);    // isPad: paddingValue wins
+    CheckPad<int16_t>(2, len, false, false);  // never set: the bytes stay as they were
+  }
+}
+
 TEST(CompatKernelNames, GetSystemCycleIsMonotonic) {
   const int64_t a = AscendC::GetSystemCycle();
   const int64_t b = AscendC::GetSystemCycle();

@@ -18,6 +18,7 @@
 // tessera/compat/kernel/basic.h.
 #pragma once
 
+#include <cassert>  // kernels call assert() without including it, as the vendor header allows
 #include <cstdint>
 
 #include "tessera/compat/kernel/basic.h"
