@@ -162,10 +162,10 @@ void CheckPad(uint32_t rows, uint32_t len, bool is_pad, bool set_pad) {
 
 TEST(CompatKernelNames, DataCopyPadFillsWithSetPadValueWithoutIsPad) {
   for (uint32_t len : {1u, 7u, 20u, 31u, 33u}) {
-    CheckPad<int16_t>(3, len, false, true);
+    CheckPad<int32_t>(3, len, false, true);
     CheckPad<float>(2, len, false, true);
-    CheckPad<int32_t>(1, len, true, true);    // isPad: paddingValue wins
-    CheckPad<int16_t>(2, len, false, false);  // never set: the bytes stay as they were
+    CheckPad<int32_t>(1, len, true, true);  // isPad: paddingValue wins
+    CheckPad<float>(2, len, false, false);  // never set: the bytes stay as they were
   }
 }
 

@@ -5,8 +5,8 @@
 //     REGISTER_TILING_DEFAULT(AddTiling);
 //     GET_TILING_DATA(t, tiling);        // const AddTiling t, copied from global memory
 //
-// GET_TILING_DATA_WITH_STRUCT(Struct, var, tiling) names the struct directly. The struct must be
-// trivially copyable (the host wrote its bytes).
+// The struct must be trivially copyable (the host wrote its bytes). GET_TILING_DATA_WITH_STRUCT is
+// tessera's (tessera/tiling/tiling_data.h), for structs declared with BEGIN_TILING_DATA_DEF.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +30,3 @@ T LoadTilingData(const void* tiling) {
 #define GET_TILING_DATA(var, tiling)   \
   const TesseraAscDefaultTiling_ var = \
       ::tessera::compat::LoadTilingData<TesseraAscDefaultTiling_>(tiling)
-#ifndef GET_TILING_DATA_WITH_STRUCT
-#define GET_TILING_DATA_WITH_STRUCT(struct_type, var, tiling) \
-  const struct_type var = ::tessera::compat::LoadTilingData<struct_type>(tiling)
-#endif
