@@ -64,6 +64,17 @@ std::string ShellQuote(const std::string& s) {
   return out + "'";
 }
 
+// True when a sample's CMakeLists.txt builds for `arch`: its CMAKE_ASC_ARCHITECTURES default when
+// it sets one, else any mention of the architecture.
+bool ForArch(const std::string& text, const std::string& arch) {
+  std::smatch m;
+  if (std::regex_search(text, m,
+                        std::regex(R"re(set\s*\(\s*CMAKE_ASC_ARCHITECTURES\s+"([^"]*)")re"))) {
+    return m[1].str().find(arch) != std::string::npos;
+  }
+  return text.find(arch) != std::string::npos;
+}
+
 // Samples under `kit` built for `arch` (the arch appears in their CMakeLists.txt), sorted.
 std::vector<Sample> FindSamples(const fs::path& kit, const std::string& arch,
                                 const std::string& filter) {
@@ -80,7 +91,7 @@ std::vector<Sample> FindSamples(const fs::path& kit, const std::string& arch,
     } else {
       continue;
     }
-    if (!arch.empty() && text.find(arch) == std::string::npos) continue;
+    if (!arch.empty() && !ForArch(text, arch)) continue;
     const fs::path dir = it->path().parent_path();
     const std::string name = fs::relative(dir, kit).generic_string();
     if (!filter.empty() && name.find(filter) == std::string::npos) continue;
@@ -112,7 +123,7 @@ std::vector<std::string> ReadmeCommands(const fs::path& dir) {
         if (in_block) {
           bool runs_cmake = false;
           for (const std::string& l : block) {
-            if (std::regex_search(l, std::regex(R"((^|[;&\s])cmake\s))"))) runs_cmake = true;
+            if (std::regex_search(l, std::regex(R"((^|[;&\s])cmake\s)"))) runs_cmake = true;
           }
           if (runs_cmake) return block;
           block.clear();
