@@ -200,7 +200,8 @@ Outcome RunSample(const Sample& sample, const fs::path& work, const fs::path& as
   script.close();
   const fs::path log = work / "tessera_check.log";
   const std::string cmd = "cd " + ShellQuote(work.string()) +
-                          " && ASC_ROOT=" + ShellQuote(asc_dir.string()) +
+                          // /usr/bin first: the samples' python3 scripts need Debian's numpy.
+                          " && PATH=/usr/bin:$PATH ASC_ROOT=" + ShellQuote(asc_dir.string()) +
                           " CMAKE_PREFIX_PATH=" + ShellQuote(asc_dir.string()) + " timeout -k 5 " +
                           std::to_string(timeout_seconds) + " bash tessera_check.sh > " +
                           ShellQuote(log.string()) + " 2>&1";
