@@ -3,7 +3,7 @@ include(CMakePackageConfigHelpers)
 
 install(DIRECTORY include/tessera DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 set(_tessera_targets tessera_core tessera_device tessera_tiling tessera_kernel tessera_runtime
-    tessera_package_tool tessera_warnings tessera_vendor_headers tessera_acl)
+    tessera_package_tool tessera_warnings tessera_vendor_headers tessera_acl tessera_compat_kernel)
 set_target_properties(tessera_package_tool PROPERTIES EXPORT_NAME package_tool)
 if(TARGET tessera_elewise)
   list(APPEND _tessera_targets tessera_elewise)

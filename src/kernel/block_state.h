@@ -29,6 +29,9 @@ struct KernelBlockState {
   std::vector<uint8_t> ub_shadow;
   // SetAtomicAdd's element type while UB -> GM copies accumulate.
   AtomicType atomic = AtomicType::kNone;
+  // SetPadValue's value (low bytes), for DataCopyPad with isPad = false; unset until called.
+  uint64_t pad_bits = 0;
+  bool pad_set = false;
 };
 
 // The running block's state, created on first use. Fails (throws) outside a kernel.

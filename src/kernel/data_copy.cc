@@ -119,4 +119,18 @@ void FailAlignment(const char* api, const char* what, uint64_t value) {
                            : ""));
 }
 
+void SetPadBits(uint64_t bits) {
+  KernelBlockState& state = State("SetPadValue");
+  state.pad_bits = bits;
+  state.pad_set = true;
+}
+
+bool GetPadBits(uint64_t& bits) {
+  const device::BlockContext* ctx = device::CurrentBlock();
+  if (ctx == nullptr || ctx->layer_state == nullptr) return false;
+  const auto* state = static_cast<const KernelBlockState*>(ctx->layer_state);
+  bits = state->pad_bits;
+  return state->pad_set;
+}
+
 }  // namespace tessera::kernel::detail

@@ -86,4 +86,18 @@ struct TraceOptions {
 void AddTraceCommand(CLI::App& app, TraceOptions& options);
 int RunTrace(const TraceOptions& options);
 
+// `tessera ascendc-check KIT_DIR`: builds and runs a kit's Ascend C samples unchanged.
+struct AscendcCheckOptions {
+  std::string kit;
+  std::string arch = "dav-2201";
+  std::string filter;
+  std::string work;     // empty: a fresh directory under /tmp
+  std::string asc_dir;  // empty: this build's (or $TESSERA_ASC_DIR)
+  int jobs = 2;
+  int timeout = 300;
+  bool json = false;
+};
+void AddAscendcCheckCommand(CLI::App& app, AscendcCheckOptions& options);
+int RunAscendcCheck(const AscendcCheckOptions& options);
+
 }  // namespace tessera::cli

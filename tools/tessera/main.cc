@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   tessera::cli::RunOptions run;
   tessera::cli::BenchOptions bench;
   tessera::cli::TraceOptions trace;
+  tessera::cli::AscendcCheckOptions ascendc_check;
   tessera::cli::AddInfoCommand(app, info);
   tessera::cli::AddOpsCommand(app, ops);
   tessera::cli::AddPackagesCommand(app, packages);
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   tessera::cli::AddDemoCommand(app, demo);
   tessera::cli::AddVerifyCommand(app, verify);
   tessera::cli::AddTraceCommand(app, trace);
+  tessera::cli::AddAscendcCheckCommand(app, ascendc_check);
   CLI11_PARSE(app, argc, argv);
   if (app.got_subcommand("info")) return tessera::cli::RunInfo(info);
   if (app.got_subcommand("ops")) return tessera::cli::RunOps(ops);
@@ -34,5 +36,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("demo")) return tessera::cli::RunDemo(demo);
   if (app.got_subcommand("verify")) return tessera::cli::RunVerify(verify);
   if (app.got_subcommand("trace")) return tessera::cli::RunTrace(trace);
+  if (app.got_subcommand("ascendc-check")) return tessera::cli::RunAscendcCheck(ascendc_check);
   return 2;
 }

@@ -6,13 +6,22 @@
 // round to signed zero. Arithmetic happens in float: convert, compute, convert back.
 #pragma once
 
-#include <bit>
+#include <bit>  // for files that reach std::bit_cast through this header (C++20 builds)
 #include <cstdint>
 
 namespace tessera {
 
+namespace detail {
+// std::bit_cast for C++17 too (kernel-facing headers build as C++17, as CANN's kernels do).
+template <class To, class From>
+constexpr To BitCast(const From& from) noexcept {
+  static_assert(sizeof(To) == sizeof(From), "BitCast: sizes differ");
+  return __builtin_bit_cast(To, from);
+}
+}  // namespace detail
+
 constexpr uint16_t FloatToHalfBits(float value) {
-  const uint32_t x = std::bit_cast<uint32_t>(value);
+  const uint32_t x = detail::BitCast<uint32_t>(value);
   const uint32_t sign = (x >> 16) & 0x8000u;
   const uint32_t abs = x & 0x7FFFFFFFu;
   if (abs >= 0x7F800000u) {  // Inf or NaN
@@ -42,24 +51,24 @@ constexpr float HalfBitsToFloat(uint16_t bits) {
   const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
   const uint32_t exponent = (bits >> 10) & 0x1Fu;
   const uint32_t mantissa = bits & 0x3FFu;
-  if (exponent == 0x1Fu) return std::bit_cast<float>(sign | 0x7F800000u | (mantissa << 13));
+  if (exponent == 0x1Fu) return detail::BitCast<float>(sign | 0x7F800000u | (mantissa << 13));
   if (exponent == 0) {
     // Subnormal (or zero): mantissa * 2^-24 is exact in float.
     const float magnitude = static_cast<float>(mantissa) * (1.0f / 16777216.0f);
     return sign ? -magnitude : magnitude;
   }
-  return std::bit_cast<float>(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+  return detail::BitCast<float>(sign | ((exponent + 112u) << 23) | (mantissa << 13));
 }
 
 constexpr uint16_t FloatToBfloat16Bits(float value) {
-  const uint32_t x = std::bit_cast<uint32_t>(value);
+  const uint32_t x = detail::BitCast<uint32_t>(value);
   if ((x & 0x7FFFFFFFu) > 0x7F800000u)
     return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
   return static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
 }
 
 constexpr float Bfloat16BitsToFloat(uint16_t bits) {
-  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+  return detail::BitCast<float>(static_cast<uint32_t>(bits) << 16);
 }
 
 // IEEE binary16 storage type. Layout: exactly one uint16_t, so arrays map onto device buffers.

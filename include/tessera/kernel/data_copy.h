@@ -57,6 +57,10 @@ inline constexpr uint32_t kBlockBytes = 32;
 // records the write for the race and unwritten-output checks.
 void CopyToGlobal(void* dst, const void* src, size_t bytes, bool streaming, const char* api);
 
+// The block's pad value (SetPadValue), as the low bytes of `bits`; GetPadBits is false until set.
+void SetPadBits(uint64_t bits);
+bool GetPadBits(uint64_t& bits);
+
 // The element type of SetAtomicAdd.
 enum class AtomicType : uint8_t { kNone = 0, kF32, kF16, kBF16, kS32, kS16, kS8 };
 void SetAtomicType(AtomicType type);
@@ -209,7 +213,9 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCo
 
 // GM -> UB of any byte length: each of blockCount blocks (blockLen bytes, srcStride bytes apart in
 // GM) lands at a 32-byte aligned UB position; with isPad, leftPadding/rightPadding elements of
-// paddingValue are written around it.
+// paddingValue are written around it. Without isPad, once the block has called SetPadValue, the
+// rest of each block's last 32-byte unit gets that value (the vendor's pad register); before
+// that, those bytes are left as they were.
 template <class T>
 void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
                  const DataCopyPadExtParams<T>& pad) {
@@ -245,8 +251,27 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
     if (pad.isPad) {
       for (uint8_t i = 0; i < pad.rightPadding; ++i)
         row[elems + i] = pad.paddingValue;
+    } else if (uint64_t bits = 0; sizeof(T) <= sizeof(bits) && detail::GetPadBits(bits)) {
+      T value;
+      std::memcpy(static_cast<void*>(&value), &bits, sizeof(T));
+      const uint64_t unit_end = ub_block * (detail::kBlockBytes / sizeof(T));
+      for (uint64_t i = elems; i < unit_end; ++i)
+        row[i] = value;
     }
   }
+}
+
+// Sets the value DataCopyPad (GM -> UB, isPad = false) writes after each block's data up to the
+// next 32-byte boundary; lasts until the block ends or sets another. `pos` (VECIN / VECOUT) is the
+// destination the vendor's register is for; both share one value here.
+template <class T, TPosition pos = TPosition::VECIN>
+void SetPadValue(T value) {
+  static_assert(sizeof(T) <= sizeof(uint64_t), "SetPadValue: element types of up to 8 bytes");
+  static_assert(pos == TPosition::VECIN || pos == TPosition::VECOUT,
+                "SetPadValue: pos is TPosition::VECIN or TPosition::VECOUT");
+  uint64_t bits = 0;
+  std::memcpy(&bits, static_cast<const void*>(&value), sizeof(T));
+  detail::SetPadBits(bits);
 }
 
 // UB -> GM of any byte length: each block's first blockLen bytes go to GM (dstStride bytes apart);

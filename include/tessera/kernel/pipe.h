@@ -245,6 +245,11 @@ class LocalMemAllocator {
   LocalTensor<T> Alloc() {
     return Alloc<detail::DefaultPosition(hw), T>(count);
   }
+  // The run-time count form, at the memory's default position.
+  template <class T>
+  LocalTensor<T> Alloc(uint32_t count) {
+    return Alloc<detail::DefaultPosition(hw), T>(count);
+  }
   // Bytes handed out so far (the next tensor's offset).
   uint32_t GetCurAddr() const { return static_cast<uint32_t>(used_); }
 

@@ -23,7 +23,15 @@ enum class pipe_t : uint8_t {
   PIPE_ALL = 6,
   PIPE_FIX = 10,
 };
-using enum pipe_t;
+// The pipes by bare name, as Ascend C spells them (constants rather than `using enum`: C++17).
+inline constexpr pipe_t PIPE_S = pipe_t::PIPE_S;
+inline constexpr pipe_t PIPE_V = pipe_t::PIPE_V;
+inline constexpr pipe_t PIPE_M = pipe_t::PIPE_M;
+inline constexpr pipe_t PIPE_MTE1 = pipe_t::PIPE_MTE1;
+inline constexpr pipe_t PIPE_MTE2 = pipe_t::PIPE_MTE2;
+inline constexpr pipe_t PIPE_MTE3 = pipe_t::PIPE_MTE3;
+inline constexpr pipe_t PIPE_ALL = pipe_t::PIPE_ALL;
+inline constexpr pipe_t PIPE_FIX = pipe_t::PIPE_FIX;
 
 // Producer_consumer pairs of hardware pipes, in Ascend C's declared order (kernel_event.h).
 enum class HardEvent : uint8_t {

@@ -82,8 +82,9 @@ template <class T>
 void CheckRepeatExtent(const LocalTensor<T>& t, const uint64_t bits[2], uint8_t repeat,
                        uint8_t blk_stride, uint8_t rep_stride, const char* api, const char* role) {
   constexpr uint64_t kPerBlock = 32 / sizeof(T);
-  const uint64_t top =
-      bits[1] != 0 ? 127 - std::countl_zero(bits[1]) : 63 - std::countl_zero(bits[0]);
+  const uint64_t top = bits[1] != 0
+                           ? 127 - __builtin_clzll(bits[1])
+                           : (bits[0] != 0 ? 63 - __builtin_clzll(bits[0]) : uint64_t{0} - 1);
   const uint64_t end = uint64_t{repeat - 1u} * rep_stride * kPerBlock +
                        top / kPerBlock * blk_stride * kPerBlock + top % kPerBlock + 1;
   TESSERA_KERNEL_CHECK(true, end <= t.GetSize() && t.Live(), api,
@@ -417,9 +418,9 @@ void RunSelect(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const Loca
   if (count == 0) return;
   uint32_t bits = 0;
   if constexpr (sizeof(T) == 2) {
-    bits = std::bit_cast<uint16_t>(scalar);
+    bits = ::tessera::detail::BitCast<uint16_t>(scalar);
   } else {
-    bits = std::bit_cast<uint32_t>(scalar);
+    bits = ::tessera::detail::BitCast<uint32_t>(scalar);
   }
   Select(sizeof(T), dst.data(), reinterpret_cast<const uint8_t*>(mask.data()), a.data(),
          b != nullptr ? b->data() : nullptr, bits, count);

@@ -10,6 +10,8 @@
 
 #include "acl/acl.h"
 #include "acl_error.h"
+#include "../../runtime/c_api_internal.h"
+#include "tessera/compat/asc_launch.h"
 #include "tessera/core/float16.h"
 #include "tessera/device/memory.h"
 #include "tessera/tessera_nn.h"
@@ -210,7 +212,15 @@ size_t aclDataTypeSize(aclDataType dataType) {
   }
 }
 
+namespace {
+// `<<<>>>` launches name acl streams (tsrStream handles); a destroyed or garbage handle is refused.
+tessera::Result<tessera::device::Stream> AclLaunchStream(void* handle) {
+  return tessera::c_api::StreamOf("<<<>>> launch", static_cast<tsrStream>(handle));
+}
+}  // namespace
+
 aclError aclInit(const char* configPath) {
+  tessera::compat::SetAscStreamResolver(&AclLaunchStream);
   if (configPath != nullptr && configPath[0] != '\0') {
     std::FILE* f = std::fopen(configPath, "rb");
     if (f == nullptr) {
@@ -462,6 +472,11 @@ aclError aclrtDestroyStream(aclrtStream stream) {
 
 aclError aclrtSynchronizeStream(aclrtStream stream) {
   if (aclError e = RequireContext("aclrtSynchronizeStream"); e != ACL_SUCCESS) return e;
+  // A `<<<>>>` launch returns nothing, as in CANN: its enqueue error surfaces here.
+  if (const tessera::Status launch = tessera::compat::TakeAscLaunchError(); !launch.ok()) {
+    return RecordError(ACL_ERROR_RT_PARAM_INVALID,
+                       "aclrtSynchronizeStream: a kernel launch failed: " + std::string(launch.message()));
+  }
   return AclErrorOf("aclrtSynchronizeStream", tsrSynchronizeStream(static_cast<tsrStream>(stream)));
 }
 

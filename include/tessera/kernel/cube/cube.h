@@ -106,9 +106,9 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2Nz
 // L1 (C1) -> bias table (C2) with a dtype change (half -> float), MTE1. blockLen and dstGap are
 // in 64-byte units of the bias table, srcGap in 32-byte units of L1. Same-type L1 -> BT copies use
 // the count and DataCopyParams forms of DataCopy (float and int32_t below).
-template <class T, class U>
-requires(!std::is_same_v<T, U> && detail::kIsBiasTableType<T>) void DataCopy(
-    const LocalTensor<T>& dst, const LocalTensor<U>& src, const DataCopyParams& params) {
+template <class T, class U,
+          std::enable_if_t<!std::is_same_v<T, U> && detail::kIsBiasTableType<T>, int> = 0>
+void DataCopy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const DataCopyParams& params) {
   detail::CopyToBiasTable(detail::Operand(dst), detail::Operand(src), params);
 }
 

@@ -1,0 +1,32 @@
+"""Runs `tessera ascendc-check KIT --json` on the test kit and checks its report."""
+import json
+import subprocess
+import sys
+
+tessera, kit, work = sys.argv[1:4]
+proc = subprocess.run([tessera, "ascendc-check", kit, "--json", "--work", work],
+                      capture_output=True, text=True, timeout=580)
+report = json.loads(proc.stdout)
+samples = {s["sample"]: s for s in report["samples"]}
+ok = True
+
+
+def expect(cond, what):
+    global ok
+    if not cond:
+        print("FAILED:", what)
+        ok = False
+
+
+expect(proc.returncode == 1, f"exit code 1 when a sample fails, got {proc.returncode}")
+expect(report["total"] == 2 and report["built"] == 1 and report["passed"] == 1,
+       f"totals: {report['total']} samples, {report['built']} built, {report['passed']} passed")
+good = samples.get("vector_scale", {})
+expect(good.get("passed") is True, f"vector_scale passes: {good}")
+bad = samples.get("broken_kernel", {})
+expect(bad.get("built") is False and bad.get("phase") == "build", f"broken_kernel not built: {bad}")
+expect("NoSuchInstruction" in bad.get("first_error", ""), f"first error names the name: {bad}")
+expect("broken_kernel.asc:5" in bad.get("first_error", ""), f"first error at the .asc line: {bad}")
+if not ok:
+    print(proc.stdout, proc.stderr)
+sys.exit(0 if ok else 1)

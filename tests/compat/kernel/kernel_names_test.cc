@@ -1,0 +1,179 @@
+// Kernel-side Ascend C names of the compat layer (tessera/compat/vendor/kernel_operator.h), in the
+// vendor's dialect, launched through tessera's device runtime. Built as C++17 and as C++20.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernel_operator.h"
+#include "tessera/device/launch.h"
+#include "tessera/device/memory.h"
+
+namespace {
+
+// Names the vendor's headers put at global scope, usable as template arguments and constants.
+static_assert(PIPE_ALL == tessera::kernel::pipe_t::PIPE_ALL, "PIPE_* are global");
+static_assert(EVENT_ID3 == 3, "EVENT_ID* are global");
+static_assert(AscendC::ONE_BLK_SIZE == 32, "ONE_BLK_SIZE is one UB block");
+static_assert(AscendC::DivCeil(7u, 2u) == 4u && AscendC::DivCeil(8, 2) == 4, "DivCeil rounds up");
+static_assert(std::is_same_v<AscendC::QuePosition, AscendC::TPosition>, "QuePosition aliases");
+
+struct ScaleTiling {
+  uint32_t length;
+  uint16_t scale;
+  uint8_t pad;
+  int64_t bias;
+};
+
+// out[block] = tiling.scale * block_idx + tiling.bias, plus block_num in the last slot.
+__global__ __vector__ void tiling_custom(__gm__ uint8_t* out, __gm__ uint8_t* tiling) {
+  REGISTER_TILING_DEFAULT(ScaleTiling);
+  GET_TILING_DATA(t, tiling);
+  auto* o = reinterpret_cast<__gm__ int64_t*>(out);
+  ascendc_assert(block_idx < t.length);
+  o[block_idx] = t.scale * block_idx + t.bias;
+  if (block_idx == 0) o[t.length] = block_num;
+  AscendC::PipeBarrier<PIPE_ALL>();
+}
+
+__global__ __vector__ void assert_custom(int32_t limit) {
+  ascendc_assert(block_idx < limit, "block %d is past the limit %d", static_cast<int>(block_idx),
+                 limit);
+}
+
+__global__ __vector__ void assert_macro_custom(int32_t v) {
+  ASCENDC_ASSERT(v != 0, { KERNEL_LOG(KERNEL_ERROR, "v is %d", v); });
+}
+
+TEST(CompatKernelNames, GetTilingDataAndBlockGlobals) {
+  std::mt19937 rng(__cplusplus % 1000);
+  const uint32_t blocks = 31;
+  const ScaleTiling tiling{blocks, static_cast<uint16_t>(rng() % 1000 + 1), 0,
+                           static_cast<int64_t>(rng() % 100000) - 50000};
+  auto out = tessera::device::Malloc((blocks + 1) * sizeof(int64_t));
+  auto dt = tessera::device::Malloc(sizeof(ScaleTiling));
+  ASSERT_TRUE(out.ok() && dt.ok());
+  ASSERT_TRUE(tessera::device::Memcpy(*dt, sizeof(ScaleTiling), &tiling, sizeof(ScaleTiling),
+                                      tessera::device::MemcpyKind::kHostToDevice)
+                  .ok());
+  tessera::device::Stream stream;
+  ASSERT_TRUE(tessera::device::Launch(tiling_custom, blocks, stream, static_cast<uint8_t*>(*out),
+                                      static_cast<uint8_t*>(*dt))
+                  .ok());
+  ASSERT_TRUE(stream.Synchronize().ok());
+  std::vector<int64_t> host(blocks + 1);
+  ASSERT_TRUE(tessera::device::Memcpy(host.data(), host.size() * 8, *out, host.size() * 8,
+                                      tessera::device::MemcpyKind::kDeviceToHost)
+                  .ok());
+  for (uint32_t b = 0; b < blocks; ++b) {
+    EXPECT_EQ(host[b], int64_t{tiling.scale} * b + tiling.bias) << "block " << b;
+  }
+  EXPECT_EQ(host[blocks], blocks);
+  ASSERT_TRUE(tessera::device::Free(*out).ok());
+  ASSERT_TRUE(tessera::device::Free(*dt).ok());
+}
+
+TEST(CompatKernelNames, AscendcAssertFailsTheBlockWithItsMessage) {
+  tessera::device::Stream stream;
+  ASSERT_TRUE(tessera::device::Launch(assert_custom, 7, stream, 5).ok());
+  const tessera::Status status = stream.Synchronize();
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), tessera::StatusCode::kKernelError);
+  const std::string text = status.ToString();
+  EXPECT_NE(text.find("is past the limit 5"), std::string::npos) << text;
+  EXPECT_NE(text.find("kernel_names_test.cc"), std::string::npos) << text;
+  stream.ResetError();
+  ASSERT_TRUE(tessera::device::Launch(assert_custom, 5, stream, 5).ok());
+  EXPECT_TRUE(stream.Synchronize().ok());
+}
+
+TEST(CompatKernelNames, AscendcAssertMacroRunsItsStatementsThenFails) {
+  tessera::device::Stream stream;
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(tessera::device::Launch(assert_macro_custom, 1, stream, 0).ok());
+  const tessera::Status status = stream.Synchronize();
+  const std::string err = testing::internal::GetCapturedStderr();
+  stream.ResetError();
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(err.find("[ERROR] v is 0"), std::string::npos) << err;
+  EXPECT_NE(status.ToString().find("v != 0"), std::string::npos) << status.ToString();
+}
+
+// GM -> UB with DataCopyPad: `len` elements per row, `rows` rows; isPad selects how the rest of
+// each row's 32-byte unit is filled (SetPadValue(7) without isPad, paddingValue 9 with it). The
+// whole UB row span goes back to GM.
+template <class T>
+__global__ __vector__ void pad_custom(__gm__ T* x, __gm__ T* z, uint32_t rows, uint32_t len,
+                                      bool is_pad, bool set_pad) {
+  constexpr uint32_t kPerUnit = 32 / sizeof(T);
+  const uint32_t pitch = AscendC::DivCeil(len, kPerUnit) * kPerUnit;
+  AscendC::TPipe pipe;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, rows * pitch * sizeof(T));
+  AscendC::LocalTensor<T> ub = buf.Get<T>();
+  AscendC::Duplicate(ub, static_cast<T>(-1), rows * pitch);
+  AscendC::GlobalTensor<T> xGm, zGm;
+  xGm.SetGlobalBuffer(x, rows * len);
+  zGm.SetGlobalBuffer(z, rows * pitch);
+  if (set_pad) AscendC::SetPadValue(static_cast<T>(7));
+  const uint8_t right = static_cast<uint8_t>(pitch - len);
+  AscendC::DataCopyExtParams copy{static_cast<uint16_t>(rows),
+                                  static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+  AscendC::DataCopyPad(ub, xGm, copy, AscendC::DataCopyPadExtParams<T>{is_pad, 0, right, 9});
+  AscendC::PipeBarrier<PIPE_ALL>();
+  AscendC::DataCopy(zGm, ub, rows * pitch);
+}
+
+template <class T>
+void CheckPad(uint32_t rows, uint32_t len, bool is_pad, bool set_pad) {
+  constexpr uint32_t kPerUnit = 32 / sizeof(T);
+  const uint32_t pitch = (len + kPerUnit - 1) / kPerUnit * kPerUnit;
+  std::mt19937 rng(rows * 131 + len);
+  std::vector<T> x(rows * len), z(rows * pitch);
+  for (auto& v : x)
+    v = static_cast<T>(rng() % 200) - static_cast<T>(100);
+  auto dx = tessera::device::Malloc(x.size() * sizeof(T));
+  auto dz = tessera::device::Malloc(z.size() * sizeof(T));
+  ASSERT_TRUE(dx.ok() && dz.ok());
+  ASSERT_TRUE(tessera::device::Memcpy(*dx, x.size() * sizeof(T), x.data(), x.size() * sizeof(T),
+                                      tessera::device::MemcpyKind::kHostToDevice)
+                  .ok());
+  tessera::device::Stream stream;
+  ASSERT_TRUE(tessera::device::Launch(pad_custom<T>, 1, stream, static_cast<T*>(*dx),
+                                      static_cast<T*>(*dz), rows, len, is_pad, set_pad)
+                  .ok());
+  ASSERT_TRUE(stream.Synchronize().ok());
+  ASSERT_TRUE(tessera::device::Memcpy(z.data(), z.size() * sizeof(T), *dz, z.size() * sizeof(T),
+                                      tessera::device::MemcpyKind::kDeviceToHost)
+                  .ok());
+  const T fill = is_pad ? static_cast<T>(9) : set_pad ? static_cast<T>(7) : static_cast<T>(-1);
+  for (uint32_t r = 0; r < rows; ++r) {
+    for (uint32_t c = 0; c < pitch; ++c) {
+      const T want = c < len ? x[r * len + c] : fill;
+      ASSERT_EQ(z[r * pitch + c], want) << "row " << r << " col " << c << " len " << len;
+    }
+  }
+  ASSERT_TRUE(tessera::device::Free(*dx).ok());
+  ASSERT_TRUE(tessera::device::Free(*dz).ok());
+}
+
+TEST(CompatKernelNames, DataCopyPadFillsWithSetPadValueWithoutIsPad) {
+  for (uint32_t len : {1u, 7u, 20u, 31u, 33u}) {
+    CheckPad<int32_t>(3, len, false, true);
+    CheckPad<float>(2, len, false, true);
+    CheckPad<int32_t>(1, len, true, true);  // isPad: paddingValue wins
+    CheckPad<float>(2, len, false, false);  // never set: the bytes stay as they were
+  }
+}
+
+TEST(CompatKernelNames, GetSystemCycleIsMonotonic) {
+  const int64_t a = AscendC::GetSystemCycle();
+  const int64_t b = AscendC::GetSystemCycle();
+  EXPECT_GE(b, a);
+  EXPECT_GT(a, 0);
+}
+
+}  // namespace
