@@ -27,6 +27,18 @@ Result<int64_t> IntScalar(const std::string& op, float value) {
   return static_cast<int64_t>(value);
 }
 
+// Adds/Muls take their scalar at run time: each call writes it into its own copy of the tiling
+// data (the plan is shared by every value).
+Status WriteScalarValue(const runtime::RunTimeValueContext& c) {
+  UnaryTilingData t = c.GetTiling<UnaryTilingData>();
+  t.value = std::get<float>(c.value);
+  if (c.input_dtypes.at(0) == DataType::kInt32) {
+    TESSERA_ASSIGN_OR_RETURN(t.intValue, IntScalar(c.op_type, t.value));
+  }
+  c.SetTiling(t);
+  return OkStatus();
+}
+
 Status UnaryTiling(TilingContext& ctx, const std::vector<DataType>& dtypes, bool has_value) {
   const std::string& op = ctx.GetOpType();
   TESSERA_ASSIGN_OR_RETURN(const TensorDesc* x, RequiredDesc(ctx, false, 0, "x"));
@@ -101,7 +113,7 @@ class UnaryOpDef : public runtime::OpDef {
         .Format(nd)
         .ValueRange(domain.lo, domain.hi);
     Output("y").ParamType(runtime::REQUIRED).DataType(dtypes).Format(nd);
-    if (has_value) Attr("value").AttrType(runtime::REQUIRED).Float();
+    if (has_value) Attr("value").AttrType(runtime::REQUIRED).Float().RunTimeValue(WriteScalarValue);
     SetTiling(
         [dtypes, has_value](TilingContext& ctx) { return UnaryTiling(ctx, dtypes, has_value); });
     SetInferShape(SameShapeInferShape);
