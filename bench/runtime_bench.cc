@@ -124,7 +124,32 @@ void BM_TwoStageAdd1024(benchmark::State& state) {
   }
 }
 
+// Stage 1 of Adds with a new scalar each call: the value is run-time data, so every call is a hit.
+void BM_AddsGetWorkspaceSize_NewValue(benchmark::State& state) {
+  AddTensors a;
+  uint64_t ws = 0;
+  tsrOpExecutor* exec = nullptr;
+  double value = 0.5;
+  for (int i = 0; i < 2; ++i) {
+    if (tsrAddsGetWorkspaceSize(a.t[0], value, a.t[1], &ws, &exec) != TSR_SUCCESS) {
+      state.SkipWithError(tsrGetLastErrorMessage());
+      return;
+    }
+    tsrDestroyExecutor(exec);
+  }
+  tsrRuntimeStats before{}, after{};
+  tsrGetRuntimeStats(&before);
+  for (auto _ : state) {
+    value += 1.0;
+    tsrAddsGetWorkspaceSize(a.t[0], value, a.t[1], &ws, &exec);
+    tsrDestroyExecutor(exec);
+  }
+  tsrGetRuntimeStats(&after);
+  state.counters["misses"] = static_cast<double>(after.cacheMisses - before.cacheMisses);
+}
+
 BENCHMARK(BM_GetWorkspaceSize_CacheHit);
+BENCHMARK(BM_AddsGetWorkspaceSize_NewValue);
 BENCHMARK(BM_GetWorkspaceSize_CacheMiss)->Iterations(2000);
 BENCHMARK(BM_ParseBuiltinManifest);
 BENCHMARK(BM_Sha256BuiltinKernelLibrary);

@@ -2,6 +2,7 @@
 // (y = x + value, y = x * value with a float attribute "value"): each op is an elewise Compute
 // (unary_compute.h) planned here and run by unary_kernel.cc; x may have any strides.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -25,6 +26,24 @@ Result<int64_t> IntScalar(const std::string& op, float value) {
                            " is not an int32 value, as an int32 input requires");
   }
   return static_cast<int64_t>(value);
+}
+
+// Adds/Muls take their scalar at run time: each call writes it into its own copy of the tiling
+// data (the plan is shared by every value). The Compute reads one attribute, "value", as fp32 bits
+// (an int32 input truncates it in the kernel, so it must name an int32 exactly).
+Status WriteScalarValue(const runtime::RunTimeValueContext& c) {
+  auto t = c.GetTiling<elewise::op_kernel::ElewiseTilingData>();
+  if (t.numAttrs != 1) {
+    return Internal(c.op_type + ": the plan holds " + std::to_string(t.numAttrs) +
+                    " attributes, expected only \"value\"");
+  }
+  const float value = std::get<float>(c.value);
+  if (c.input_dtypes.at(0) == DataType::kInt32) {
+    TESSERA_RETURN_IF_ERROR(IntScalar(c.op_type, value).status());
+  }
+  t.attrBits[0] = static_cast<int64_t>(std::bit_cast<uint32_t>(value));
+  c.SetTiling(t);
+  return OkStatus();
 }
 
 // Checks the call and plans UnaryCompute<T, Fn> for the call's dtype.
@@ -101,7 +120,7 @@ class UnaryOpDef : public runtime::OpDef {
         .Format(nd)
         .ValueRange(domain.lo, domain.hi);
     Output("y").ParamType(runtime::REQUIRED).DataType(dtypes).Format(nd);
-    if (has_value) Attr("value").AttrType(runtime::REQUIRED).Float();
+    if (has_value) Attr("value").AttrType(runtime::REQUIRED).Float().RunTimeValue(WriteScalarValue);
     SetTiling([dtypes](TilingContext& ctx) { return UnaryTiling<Fn>(ctx, dtypes); });
     SetInferShape(SameShapeInferShape);
     TilingDataType<elewise::op_kernel::ElewiseTilingData>();

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <optional>
 #include <typeinfo>
 #include <unordered_map>
@@ -103,10 +104,56 @@ LaunchJob::LaunchJob(LaunchRequest&& request, std::string name, const ArchSpec& 
       cores_per_group_(request_.config.type == KernelType::kMix ? 1 + arch.task_ration : 1),
       traced_(TraceEnabled()),
       watched_(KernelTimeoutSeconds() > 0),
-      waits_(new WaitRecord[total()]),
+      heap_waits_(total() > kInlineWaits ? new WaitRecord[total()] : nullptr),
+      waits_(heap_waits_ ? heap_waits_.get() : inline_waits_),
       access_(checked ? std::make_unique<AccessLog>(total()) : nullptr),
       schedule_(ScheduleFromEnvironment(request_.config.block_dim, cores_per_group_, name_)),
       turn_given_(schedule_ ? new std::atomic<bool>[total()]() : nullptr) {}
+
+namespace {
+
+// Freed launch jobs, threaded through their own memory (at most 256 kept).
+struct JobPool {
+  std::mutex mu;
+  void* head = nullptr;
+  size_t count = 0;
+};
+
+JobPool& Jobs() {
+  static JobPool* pool = new JobPool();  // immortal: launches may end after main
+  return *pool;
+}
+
+}  // namespace
+
+void* LaunchJob::operator new(size_t size) {
+  JobPool& pool = Jobs();
+  if (size == sizeof(LaunchJob)) {
+    std::lock_guard<std::mutex> lock(pool.mu);
+    if (pool.head != nullptr) {
+      void* p = pool.head;
+      pool.head = *static_cast<void**>(p);
+      --pool.count;
+      return p;
+    }
+  }
+  return ::operator new(size);
+}
+
+void LaunchJob::operator delete(void* p, size_t size) {
+  constexpr size_t kMaxPooled = 256;
+  JobPool& pool = Jobs();
+  if (p != nullptr && size == sizeof(LaunchJob)) {
+    std::lock_guard<std::mutex> lock(pool.mu);
+    if (pool.count < kMaxPooled) {
+      *static_cast<void**>(p) = pool.head;
+      pool.head = p;
+      ++pool.count;
+      return;
+    }
+  }
+  ::operator delete(p);
+}
 
 LaunchJob::~LaunchJob() {
   request_.destroy(request_.payload);

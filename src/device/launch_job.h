@@ -22,6 +22,9 @@ class LaunchJob final : public Job, public StreamOp {
   LaunchJob(LaunchRequest&& request, std::string name, const ArchSpec& arch, bool checked,
             std::shared_ptr<StreamImpl> stream);
   ~LaunchJob() override;
+  // Launch jobs come from a pool: a launch allocates no job.
+  static void* operator new(size_t size);
+  static void operator delete(void* p, size_t size);
 
   bool Start(StreamImpl* stream, bool on_caller_thread, bool skip, Status* status) override;
   void RunBlock(uint32_t slot) override;  // slot: position in the schedule's order
@@ -101,7 +104,11 @@ class LaunchJob final : public Job, public StreamOp {
   std::atomic<uint32_t> started_{0};
   std::atomic<uint32_t> suspended_{0};
   std::atomic<uint64_t> barrier_arrived_{0};
-  std::unique_ptr<WaitRecord[]> waits_;
+  // Per block; a launch of up to kInlineWaits blocks uses the inline records (no allocation).
+  static constexpr uint32_t kInlineWaits = 4;
+  WaitRecord inline_waits_[kInlineWaits];
+  std::unique_ptr<WaitRecord[]> heap_waits_;
+  WaitRecord* waits_ = nullptr;
   std::atomic<FlagTable*> flags_{nullptr};
   std::atomic<LaunchPrints*> prints_{nullptr};
   std::unique_ptr<AccessLog> access_;

@@ -100,10 +100,16 @@ void StreamImpl::Enqueue(std::unique_ptr<StreamOp> op) {
     std::lock_guard<std::mutex> lock(mu_);
     InFlightOps().fetch_add(1);
     submitted_.fetch_add(1, std::memory_order_release);
-    ops_.push_back(std::move(op));
+    StreamOp* added = op.release();
+    if (tail_ != nullptr) {
+      tail_->next_ = added;
+    } else {
+      head_ = added;
+    }
+    tail_ = added;
     if (!running_) {
       running_ = true;
-      start = ops_.front().get();
+      start = head_;
     }
   }
   if (start) Drain(start, /*on_caller_thread=*/true);
@@ -128,12 +134,13 @@ StreamOp* StreamImpl::CompleteHead(const Status& status) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!status.ok() && sticky_.ok()) sticky_ = status;
-    done = std::move(ops_.front());
-    ops_.pop_front();
-    if (ops_.empty()) {
+    done.reset(head_);
+    head_ = head_->next_;
+    if (head_ == nullptr) {
+      tail_ = nullptr;
       running_ = false;
     } else {
-      next = ops_.front().get();
+      next = head_;
     }
     completed_.fetch_add(1, std::memory_order_seq_cst);
     InFlightOps().fetch_sub(1);

@@ -3,9 +3,9 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "tessera/core/status.h"
@@ -21,11 +21,20 @@ class StreamOp {
   // it must later call StreamImpl::OpDone exactly once, and must not touch itself after handing
   // work to another thread. `skip`: the stream has a sticky error; work ops finish at once unrun.
   virtual bool Start(StreamImpl* stream, bool on_caller_thread, bool skip, Status* status) = 0;
+
+ private:
+  friend class StreamImpl;
+  StreamOp* next_ = nullptr;  // the stream's queue is a list through its ops: enqueueing allocates
+                              // nothing
 };
 
 class StreamImpl : public std::enable_shared_from_this<StreamImpl> {
  public:
   explicit StreamImpl(bool is_default) : is_default_(is_default), id_(NextStreamId(is_default)) {}
+  ~StreamImpl() {
+    while (head_ != nullptr)
+      delete std::exchange(head_, head_->next_);
+  }
 
   // Appends `op`; when the stream is idle the op starts on the calling thread.
   void Enqueue(std::unique_ptr<StreamOp> op);
@@ -49,7 +58,8 @@ class StreamImpl : public std::enable_shared_from_this<StreamImpl> {
   const bool is_default_;
   const uint32_t id_;
   std::mutex mu_;
-  std::deque<std::unique_ptr<StreamOp>> ops_;
+  StreamOp* head_ = nullptr;  // owned, oldest first
+  StreamOp* tail_ = nullptr;
   bool running_ = false;
   Status sticky_;
   std::atomic<uint64_t> submitted_{0};

@@ -1,6 +1,7 @@
 #include "tessera/kernel/pipe.h"
 
 #include <exception>
+#include <memory>
 
 #include "block_state.h"
 
@@ -66,6 +67,10 @@ const char* StateName(int state) {
   return kNames[state];
 }
 
+// A finished block's state, kept for the next block this thread runs (fibers never change
+// threads, so a block's state is created and released on one thread).
+thread_local std::unique_ptr<KernelBlockState> tls_spare_state;
+
 void ExitHook(device::BlockContext& ctx, bool completed) {
   auto* state = static_cast<KernelBlockState*>(ctx.layer_state);
   if (state == nullptr) return;
@@ -82,8 +87,14 @@ void ExitHook(device::BlockContext& ctx, bool completed) {
       }
     }
   }
-  delete state;
   ctx.layer_state = nullptr;
+  // The thread's next block reuses it: a launch of small blocks allocates no block state.
+  if (!tls_spare_state) {
+    *state = KernelBlockState{};
+    tls_spare_state.reset(state);
+  } else {
+    delete state;
+  }
 }
 
 // Installs the hook when the library loads.
@@ -143,7 +154,9 @@ void CheckPositionIn(Hardware hw, TPosition pos) {
 KernelBlockState& State(const char* api) {
   device::BlockContext* ctx = const_cast<device::BlockContext*>(device::CurrentBlock());
   if (ctx == nullptr) KernelFail(api, "called outside a kernel");
-  if (ctx->layer_state == nullptr) ctx->layer_state = new KernelBlockState();
+  if (ctx->layer_state == nullptr) {
+    ctx->layer_state = tls_spare_state ? tls_spare_state.release() : new KernelBlockState();
+  }
   return *static_cast<KernelBlockState*>(ctx->layer_state);
 }
 

@@ -1,13 +1,14 @@
 // The C API over the device layer and tensor descriptions. Every entry point catches everything:
 // no exception crosses into C.
+#include <array>
 #include <cstdio>
-#include <deque>
 #include <exception>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "c_api_internal.h"
 #include "tessera/core/tensor_desc.h"
@@ -23,11 +24,53 @@ thread_local std::string tls_last_error;
 
 namespace {
 
+// Allocates one node at a time from a free list threaded through freed nodes, so the handle
+// registry allocates nothing once it has held as many handles as it holds now. Every allocation
+// happens under the registry's exclusive lock.
+template <class T>
+struct RecyclingAllocator {
+  using value_type = T;
+  RecyclingAllocator() = default;
+  template <class U>
+  RecyclingAllocator(const RecyclingAllocator<U>&) {}  // NOLINT: rebinding
+  T* allocate(size_t n) {
+    void*& head = FreeList();
+    if (n == 1 && head != nullptr) {
+      void* p = head;
+      head = *static_cast<void**>(p);
+      return static_cast<T*>(p);
+    }
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) {
+    if (n == 1 && sizeof(T) >= sizeof(void*)) {
+      void*& head = FreeList();
+      *reinterpret_cast<void**>(p) = head;
+      head = p;
+      return;
+    }
+    ::operator delete(p);
+  }
+  static void*& FreeList() {
+    static void* head = nullptr;
+    return head;
+  }
+  friend bool operator==(const RecyclingAllocator&, const RecyclingAllocator&) { return true; }
+};
+
 struct HandleRegistry {
   std::shared_mutex mu;
-  std::unordered_map<const void*, HandleKind> live;
+  std::unordered_map<const void*, HandleKind, std::hash<const void*>, std::equal_to<const void*>,
+                     RecyclingAllocator<std::pair<const void* const, HandleKind>>>
+      live;
+  static constexpr size_t kQuarantine = 1024;
   std::mutex retired_mu;
-  std::deque<void*> retired;  // destroyed handles' memory, oldest first
+  // Destroyed handles' memory, a ring: the oldest at `retired_head`.
+  std::array<std::pair<void*, size_t>, kQuarantine> retired{};
+  size_t retired_head = 0;
+  size_t retired_count = 0;
+  // Memory out of quarantine, by size, for new handles; the lists are bounded.
+  std::unordered_map<size_t, std::vector<void*>> reusable;
 };
 
 HandleRegistry& Handles() {
@@ -69,19 +112,41 @@ bool UnregisterHandle(HandleKind kind, const void* handle) {
   return true;
 }
 
-void DeferFree(void* memory) {
-  constexpr size_t kQuarantine = 1024;
+void DeferFree(void* memory, size_t size) {
+  constexpr size_t kMaxReusable = 4096;
   HandleRegistry& r = Handles();
   void* oldest = nullptr;
   {
     std::lock_guard lock(r.retired_mu);
-    r.retired.push_back(memory);
-    if (r.retired.size() > kQuarantine) {
-      oldest = r.retired.front();
-      r.retired.pop_front();
+    if (r.retired_count == HandleRegistry::kQuarantine) {
+      auto& [p, bytes] = r.retired[r.retired_head];
+      std::vector<void*>& list = r.reusable[bytes];
+      if (list.size() < kMaxReusable) {
+        list.push_back(p);
+      } else {
+        oldest = p;
+      }
+      r.retired[r.retired_head] = {memory, size};
+      r.retired_head = (r.retired_head + 1) % HandleRegistry::kQuarantine;
+    } else {
+      r.retired[(r.retired_head + r.retired_count) % HandleRegistry::kQuarantine] = {memory, size};
+      ++r.retired_count;
     }
   }
   ::operator delete(oldest);
+}
+
+void* AllocateHandleMemory(size_t size) {
+  HandleRegistry& r = Handles();
+  {
+    std::lock_guard lock(r.retired_mu);
+    if (auto it = r.reusable.find(size); it != r.reusable.end() && !it->second.empty()) {
+      void* p = it->second.back();
+      it->second.pop_back();
+      return p;
+    }
+  }
+  return ::operator new(size);
 }
 
 Status CheckHandle(const char* api, const char* what, HandleKind kind, const void* handle) {

@@ -50,16 +50,20 @@ bool UnregisterHandle(HandleKind kind, const void* handle);
 // not a live <kind> (destroyed, or not created by this library)". A null handle is an error too.
 Status CheckHandle(const char* api, const char* what, HandleKind kind, const void* handle);
 
-// Frees the memory of a destroyed handle later (after 1024 more handles were destroyed), so a
-// handle used right after its destruction is not yet the address of a new handle of another kind
-// or of a new handle of the same kind (which would make the misuse undetectable).
-void DeferFree(void* memory);
+// Frees the memory (`size` bytes from ::operator new) of a destroyed handle later, after 1024 more
+// handles were destroyed, so a handle used right after its destruction is not yet the address of
+// a new handle of another kind or of a new handle of the same kind (which would make the misuse
+// undetectable). Memory leaving that quarantine is kept for AllocateHandleMemory of its size.
+void DeferFree(void* memory, size_t size);
+// `size` bytes for a new handle: memory of a destroyed handle of that size that left the
+// quarantine, else ::operator new. A call per stage 1 (its executor) thus allocates nothing.
+void* AllocateHandleMemory(size_t size);
 // Destroys a handle's object now and frees its memory later (DeferFree). `handle` must have been
-// unregistered and allocated with `new`.
+// unregistered and allocated with `new` or AllocateHandleMemory.
 template <class T>
 void Retire(T* handle) {
   handle->~T();
-  DeferFree(handle);
+  DeferFree(handle, sizeof(T));
 }
 
 // The stream of a handle (null: the default stream), or why the handle is not a live stream.

@@ -1,6 +1,8 @@
 // The two-stage operator calls of the C API.
+#include <cstdio>
 #include <exception>
 #include <memory>
+#include <new>
 #include <string>
 
 #include "c_api_internal.h"
@@ -25,10 +27,10 @@ using tessera::c_api::Report;
 using tessera::runtime::AttrValue;
 using tessera::runtime::TensorArg;
 
-tessera::Result<AttrValue> ConvertAttr(const tsrAttr& a) {
-  const std::string name(a.name);
-  // One named variant filled in place (returning temporaries trips a GCC 12 false warning).
-  AttrValue value;
+// Fills `value` from `a` in place: a scalar into a variant that already holds one allocates
+// nothing, which keeps a cache hit free of heap allocations.
+tessera::Status ConvertAttr(const tsrAttr& a, AttrValue& value) {
+  const auto name = [&] { return std::string(a.name); };
   switch (a.type) {
     case TSR_ATTR_INT:
       value.emplace<int64_t>(a.intValue);
@@ -41,30 +43,47 @@ tessera::Result<AttrValue> ConvertAttr(const tsrAttr& a) {
       break;
     case TSR_ATTR_STRING:
       if (a.stringValue == nullptr)
-        return tessera::InvalidArgument("attribute '" + name + "': stringValue is NULL");
+        return tessera::InvalidArgument("attribute '" + name() + "': stringValue is NULL");
       value.emplace<std::string>(a.stringValue);
       break;
     case TSR_ATTR_INT_LIST: {
       if (a.listCount > 0 && a.intList == nullptr)
-        return tessera::InvalidArgument("attribute '" + name + "': intList is NULL");
+        return tessera::InvalidArgument("attribute '" + name() + "': intList is NULL");
       auto& list = value.emplace<std::vector<int64_t>>();
       if (a.listCount > 0) list.assign(a.intList, a.intList + a.listCount);
       break;
     }
     case TSR_ATTR_FLOAT_LIST: {
       if (a.listCount > 0 && a.floatList == nullptr)
-        return tessera::InvalidArgument("attribute '" + name + "': floatList is NULL");
+        return tessera::InvalidArgument("attribute '" + name() + "': floatList is NULL");
       auto& list = value.emplace<std::vector<float>>();
       if (a.listCount > 0) list.assign(a.floatList, a.floatList + a.listCount);
       break;
     }
     default:
-      return tessera::InvalidArgument("attribute '" + name + "': type " +
+      return tessera::InvalidArgument("attribute '" + name() + "': type " +
                                       std::to_string(static_cast<int>(a.type)) +
                                       " is not a tsrAttrType");
   }
-  return value;
+  return tessera::OkStatus();
 }
+
+// Executors are made once per call: their memory comes back from the handle quarantine.
+tsrOpExecutor* NewExecutor(std::unique_ptr<tessera::runtime::OpExecutor> impl) {
+  void* memory = tessera::c_api::AllocateHandleMemory(sizeof(tsrOpExecutor));
+  auto* executor = new (memory) tsrOpExecutor{std::move(impl)};
+  tessera::c_api::RegisterHandle(HandleKind::kExecutor, executor);
+  return executor;
+}
+
+// The OpCall of this thread's current stage 1, reused call after call: its vectors, strings and
+// attribute nodes keep their storage, so a repeated call builds it without allocating. A nested
+// stage 1 (a tiling function calling the C API) gets a fresh one.
+struct CallSlot {
+  tessera::runtime::OpCall call;
+  bool busy = false;
+};
+thread_local CallSlot tls_call;
 
 Status Prepare(const char* package_dir, const char* op_type, const tsrTensor* const* inputs,
                uint64_t num_inputs, const tsrTensor* const* outputs, uint64_t num_outputs,
@@ -81,47 +100,65 @@ Status Prepare(const char* package_dir, const char* op_type, const tsrTensor* co
     return tessera::InvalidArgument(std::string(op_type) +
                                     ": a non-empty inputs/outputs/attrs array is NULL");
   }
-  tessera::runtime::OpCall call;
-  call.op_type = op_type;
-  if (package_dir != nullptr) {
-    if (package_dir[0] == '\0') {
-      return tessera::InvalidArgument(std::string(op_type) +
-                                      ": the op API could not determine its package directory");
-    }
-    call.package_dir = package_dir;
+  if (package_dir != nullptr && package_dir[0] == '\0') {
+    return tessera::InvalidArgument(std::string(op_type) +
+                                    ": the op API could not determine its package directory");
   }
-  call.inputs.reserve(num_inputs);
-  call.outputs.reserve(num_outputs);
+  tessera::runtime::OpCall fresh;
+  const bool reuse = !tls_call.busy;
+  tessera::runtime::OpCall& call = reuse ? tls_call.call : fresh;
+  struct Busy {
+    bool* flag;
+    ~Busy() {
+      if (flag) *flag = false;
+    }
+  } busy{reuse ? &tls_call.busy : nullptr};
+  if (reuse) tls_call.busy = true;
+  call.op_type.assign(op_type);
+  call.package_dir.assign(package_dir != nullptr ? package_dir : "");
+  call.inputs.resize(num_inputs);
+  call.outputs.resize(num_outputs);
+  char what[32];
   for (uint64_t i = 0; i < num_inputs; ++i) {
     if (inputs[i] == nullptr) {
-      call.inputs.emplace_back(std::nullopt);
-    } else {
-      const std::string what = "input " + std::to_string(i);
-      TESSERA_RETURN_IF_ERROR(CheckHandle(op_type, what.c_str(), HandleKind::kTensor, inputs[i]));
-      call.inputs.emplace_back(
-          TensorArg{tessera::c_api::DescOf(inputs[i]), tessera::c_api::AddressOf(inputs[i])});
+      call.inputs[i].reset();
+      continue;
     }
+    std::snprintf(what, sizeof(what), "input %llu", static_cast<unsigned long long>(i));
+    TESSERA_RETURN_IF_ERROR(CheckHandle(op_type, what, HandleKind::kTensor, inputs[i]));
+    if (!call.inputs[i]) call.inputs[i].emplace();
+    call.inputs[i]->desc = tessera::c_api::DescOf(inputs[i]);
+    call.inputs[i]->address = tessera::c_api::AddressOf(inputs[i]);
   }
   for (uint64_t i = 0; i < num_outputs; ++i) {
     if (outputs[i] == nullptr) {
       return tessera::InvalidArgument(std::string(op_type) + ": output " + std::to_string(i) +
                                       " is NULL");
     }
-    const std::string what = "output " + std::to_string(i);
-    TESSERA_RETURN_IF_ERROR(CheckHandle(op_type, what.c_str(), HandleKind::kTensor, outputs[i]));
-    call.outputs.push_back(
-        TensorArg{tessera::c_api::DescOf(outputs[i]), tessera::c_api::AddressOf(outputs[i])});
+    std::snprintf(what, sizeof(what), "output %llu", static_cast<unsigned long long>(i));
+    TESSERA_RETURN_IF_ERROR(CheckHandle(op_type, what, HandleKind::kTensor, outputs[i]));
+    call.outputs[i].desc = tessera::c_api::DescOf(outputs[i]);
+    call.outputs[i].address = tessera::c_api::AddressOf(outputs[i]);
+  }
+  // Attributes: names this call does not pass are dropped, the others assigned in place.
+  for (auto it = call.attrs.begin(); it != call.attrs.end();) {
+    bool given = false;
+    for (uint64_t i = 0; i < num_attrs && !given; ++i)
+      given = attrs[i].name != nullptr && it->first == attrs[i].name;
+    it = given ? std::next(it) : call.attrs.erase(it);
   }
   for (uint64_t i = 0; i < num_attrs; ++i) {
     if (attrs[i].name == nullptr)
       return tessera::InvalidArgument(std::string(op_type) + ": attribute " + std::to_string(i) +
                                       " has no name");
-    TESSERA_ASSIGN_OR_RETURN(AttrValue v, ConvertAttr(attrs[i]));
-    call.attrs[attrs[i].name] = std::move(v);
+    thread_local std::string name;
+    name.assign(attrs[i].name);
+    auto it = call.attrs.find(name);
+    if (it == call.attrs.end()) it = call.attrs.emplace(name, AttrValue()).first;
+    TESSERA_RETURN_IF_ERROR(ConvertAttr(attrs[i], it->second));
   }
   TESSERA_ASSIGN_OR_RETURN(auto exec, tessera::runtime::PrepareOp(call, workspace_size));
-  *executor = new tsrOpExecutor{std::move(exec)};
-  tessera::c_api::RegisterHandle(HandleKind::kExecutor, *executor);
+  *executor = NewExecutor(std::move(exec));
   return tessera::OkStatus();
 }
 

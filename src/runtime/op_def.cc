@@ -263,6 +263,61 @@ const OpParamDef* OpDef::FindParam(const std::string& name) const {
   return nullptr;
 }
 
+namespace {
+
+// The tiling field type a run-time attribute of `kind` may be stored into by the default writer.
+bool DefaultWritable(AttrKind kind, tiling::TilingFieldType field) {
+  switch (kind) {
+    case AttrKind::kFloat:
+      return field == tiling::TilingFieldType::kFloat32;
+    case AttrKind::kInt:
+      return field == tiling::TilingFieldType::kInt64 || field == tiling::TilingFieldType::kInt32;
+    case AttrKind::kBool:
+      return field == tiling::TilingFieldType::kBool;
+    default:
+      return false;
+  }
+}
+
+Status ValidateRunTimeAttr(const std::string& op, const OpAttrDef& a,
+                           const tiling::TilingSchema* schema) {
+  if (!a.run_time()) return OkStatus();
+  const std::string attr = op + "attribute '" + a.name() + "' ";
+  const AttrKind kind = *a.kind();
+  if (kind != AttrKind::kInt && kind != AttrKind::kFloat && kind != AttrKind::kBool) {
+    return InvalidArgument(attr + "is " + AttrKindName(kind) +
+                           " and RunTimeValue; only int, float and bool attributes can be "
+                           "run-time values");
+  }
+  if (!a.binary_values().empty()) {
+    return InvalidArgument(attr +
+                           "is a RunTimeValue and declares BinaryValue(s): a value that "
+                           "selects a binary is part of the plan");
+  }
+  if (schema == nullptr) {
+    return InvalidArgument(attr +
+                           "is a RunTimeValue, but the op declares no TilingDataType<T>() "
+                           "for the value to be written into");
+  }
+  if (a.run_time_writer()) return OkStatus();
+  const tiling::TilingField* field = schema->Find(a.name());
+  if (field == nullptr || field->is_array || !DefaultWritable(kind, field->type)) {
+    return InvalidArgument(
+        attr + "is a RunTimeValue without a writer, so tiling struct " + std::string(schema->name) +
+        " needs a scalar field '" + a.name() + "' of type " +
+        (kind == AttrKind::kFloat ? "float32"
+         : kind == AttrKind::kInt ? "int64 or int32"
+                                  : "bool") +
+        (field ? std::string(", not ") + std::string(tiling::TilingFieldTypeName(field->type)) +
+                     (field->is_array ? " array" : "")
+               : std::string(" (it has none)")) +
+        "; or pass a writer to RunTimeValue(...)");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
 Status OpDef::Validate() const {
   const std::string op = "OpDef " + type_ + ": ";
   if (type_.empty()) return InvalidArgument("OpDef: the op type is empty");
@@ -283,6 +338,7 @@ Status OpDef::Validate() const {
       return InvalidArgument(op + "attribute '" + a.name() +
                              "' has no type; call Int, Float, Bool, String, ListInt or ListFloat");
     }
+    TESSERA_RETURN_IF_ERROR(ValidateRunTimeAttr(op, a, tiling_schema_));
   }
   // Columns: every parameter that does not follow another has the same number of combinations.
   const OpParamDef* first = nullptr;

@@ -3,11 +3,15 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <shared_mutex>
 
 #include "runtime/package/package.h"
 #include "tessera/device/device.h"
@@ -25,6 +29,12 @@ namespace tessera::runtime {
 
 inline constexpr size_t kMaxKernelArgs = 64;
 
+// A run-time attribute of a plan's op and where its default writer stores it.
+struct RunTimeAttr {
+  const OpAttrDef* def = nullptr;  // lives as long as the process (op definitions are kept)
+  const tiling::TilingField* field = nullptr;  // the default writer's field; null with a writer
+};
+
 // Everything a cache hit reuses.
 struct Plan {
   std::string op_type;
@@ -39,6 +49,9 @@ struct Plan {
   PlanInfo info;                  // what tools show
   size_t num_inputs = 0;
   size_t num_outputs = 0;
+  std::vector<RunTimeAttr> run_time;  // by name, as in the op definition
+  std::vector<std::optional<DataType>> input_dtypes;
+  std::vector<DataType> output_dtypes;
 
   Plan() = default;
   Plan(const Plan&) = delete;
@@ -57,6 +70,9 @@ struct Plan {
     num_inputs = other.num_inputs;
     num_outputs = other.num_outputs;
     info = std::move(other.info);
+    run_time = std::move(other.run_time);
+    input_dtypes = std::move(other.input_dtypes);
+    output_dtypes = std::move(other.output_dtypes);
     return *this;
   }
   ~Plan() {
@@ -66,13 +82,91 @@ struct Plan {
 
 namespace {
 
-// Kernel parameters travel by value into the launch.
-struct ArgPack {
-  std::array<uint8_t*, kMaxKernelArgs> args{};
+// Freed blocks of one size, threaded through their own memory (at most 1024 kept): executors and
+// launch payloads, made once per call, are reused instead of allocated.
+class BlockPool {
+ public:
+  explicit BlockPool(size_t block_size) : block_size_(block_size) {}
+  void* Take(size_t size) {
+    if (size == block_size_) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (head_ != nullptr) {
+        void* p = head_;
+        head_ = *static_cast<void**>(p);
+        --count_;
+        return p;
+      }
+    }
+    return ::operator new(size);
+  }
+  void Give(void* p, size_t size) {
+    constexpr size_t kMaxPooled = 1024;
+    if (p != nullptr && size == block_size_) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (count_ < kMaxPooled) {
+        *static_cast<void**>(p) = head_;
+        head_ = p;
+        ++count_;
+        return;
+      }
+    }
+    ::operator delete(p);
+  }
+
+ private:
+  const size_t block_size_;
+  std::mutex mu_;
+  void* head_ = nullptr;
+  size_t count_ = 0;
 };
 
-void RunEntry(KernelEntryFn entry, ArgPack pack) {
-  entry(pack.args.data());
+BlockPool& ExecutorBlocks() {
+  static BlockPool* pool = new BlockPool(sizeof(OpExecutor));  // immortal: executors outlive main
+  return *pool;
+}
+
+// Kernel parameters travel by value into the launch, with the call's own tiling bytes when its op
+// has run-time attributes (the last parameter then points at them).
+struct ArgPack {
+  std::array<uint8_t*, kMaxKernelArgs> args;
+  uint32_t count = 0;
+  uint32_t tiling_size = 0;  // 0: the tiling parameter is the plan's device copy
+  std::array<uint8_t, kMaxRunTimeTilingBytes> tiling;
+};
+
+// What a launch carries: the entry and its parameters, from a pool.
+struct LaunchPayload {
+  KernelEntryFn entry = nullptr;
+  ArgPack pack;
+
+  static void* operator new(size_t size);
+  static void operator delete(void* p, size_t size);
+};
+
+BlockPool& PayloadBlocks() {
+  static BlockPool* pool = new BlockPool(sizeof(LaunchPayload));  // immortal, as launches
+  return *pool;
+}
+
+void* LaunchPayload::operator new(size_t size) {
+  return PayloadBlocks().Take(size);
+}
+
+void LaunchPayload::operator delete(void* p, size_t size) {
+  PayloadBlocks().Give(p, size);
+}
+
+void RunEntry(void* payload) {
+  const LaunchPayload& l = *static_cast<const LaunchPayload*>(payload);
+  const ArgPack& pack = l.pack;
+  if (pack.tiling_size == 0) {
+    l.entry(const_cast<uint8_t**>(pack.args.data()));
+    return;
+  }
+  std::array<uint8_t*, kMaxKernelArgs> args;
+  std::copy_n(pack.args.begin(), pack.count, args.begin());
+  args[pack.count - 1] = const_cast<uint8_t*>(pack.tiling.data());  // kernels only read tiling
+  l.entry(args.data());
 }
 
 class PackageRuntime {
@@ -88,8 +182,16 @@ class PackageRuntime {
   // The parsed packages of the search (pinned_dir empty) or of one pinned package directory.
   Result<std::shared_ptr<const PackageSet>> Packages(const std::string& pinned_dir);
   LruCache<Plan>& cache() { return cache_; }
+  // The run-time attribute names (sorted) of `op_type` as last built from `package_dir` ("" =
+  // the search): which attribute values the cache key leaves out. A hint - the key records which
+  // it left out, so a stale hint costs a miss, never a wrong plan. Null when none are known.
+  const std::vector<std::string>* RunTimeNames(const std::string& op_type,
+                                               const std::string& package_dir);
+  void SetRunTimeNames(const std::string& op_type, const std::string& package_dir,
+                       std::vector<std::string> names);
   std::atomic<uint64_t> tiling_calls{0};
   std::atomic<uint64_t> package_lookups{0};
+  std::atomic<uint64_t> manifest_parses{0};
 
  private:
   PackageRuntime() : cache_(CacheLimitFromEnv()) {}
@@ -113,7 +215,32 @@ class PackageRuntime {
   };
   std::map<std::string, LoadedSet> packages_;  // by pinned directory ("" = the search)
   std::map<std::string, std::vector<std::unique_ptr<OpDef>>> op_defs_;
+  std::shared_mutex names_mu_;
+  // By "<op>\n<package_dir>". Replaced lists are kept: a caller may still read one.
+  std::map<std::string, std::unique_ptr<const std::vector<std::string>>, std::less<>> names_;
+  std::vector<std::unique_ptr<const std::vector<std::string>>> replaced_names_;
 };
+
+std::string NamesKey(const std::string& op_type, const std::string& package_dir) {
+  return op_type + "\n" + package_dir;
+}
+
+const std::vector<std::string>* PackageRuntime::RunTimeNames(const std::string& op_type,
+                                                             const std::string& package_dir) {
+  thread_local std::string key;
+  key.assign(op_type).append(1, '\n').append(package_dir);
+  std::shared_lock lock(names_mu_);
+  const auto it = names_.find(key);
+  return it == names_.end() ? nullptr : it->second.get();
+}
+
+void PackageRuntime::SetRunTimeNames(const std::string& op_type, const std::string& package_dir,
+                                     std::vector<std::string> names) {
+  std::unique_lock lock(names_mu_);
+  auto& slot = names_[NamesKey(op_type, package_dir)];
+  if (slot) replaced_names_.push_back(std::move(slot));
+  slot = std::make_unique<const std::vector<std::string>>(std::move(names));
+}
 
 Result<void*> PackageRuntime::Open(const LoadedPackage& package, const std::string& relative,
                                    const std::string& sha256, std::string_view what,
@@ -243,6 +370,8 @@ Result<std::shared_ptr<const PackageSet>> PackageRuntime::Packages(const std::st
   std::lock_guard<std::mutex> lock(packages_mu_);
   LoadedSet& cached = packages_[pinned_dir];
   if (cached.set && signature == cached.signature) return cached.set;
+  for (const PackageCandidate& c : search.candidates)
+    manifest_parses.fetch_add(c.used ? 1 : 0);
   cached.set = std::make_shared<const PackageSet>(LoadPackages(search));
   cached.signature = std::move(signature);
   return cached.set;
@@ -298,6 +427,33 @@ Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
   }
   TESSERA_RETURN_IF_ERROR(def->CheckCall(soc, in_specs, out_specs));
   TESSERA_ASSIGN_OR_RETURN(auto attrs, def->ResolveAttrs(call.attrs));
+  // The tiling function never sees a run-time value, so the plan holds for every value.
+  std::vector<RunTimeAttr> run_time;
+  for (const OpAttrDef& a : def->attrs()) {
+    if (!a.run_time()) continue;
+    AttrValue neutral = a.default_value();
+    if (a.requirement() == Option::REQUIRED) {
+      if (*a.kind() == AttrKind::kFloat) neutral = 0.0f;
+      if (*a.kind() == AttrKind::kInt) neutral = int64_t{0};
+      if (*a.kind() == AttrKind::kBool) neutral = false;
+    }
+    attrs[a.name()] = std::move(neutral);
+    const tiling::TilingField* field = nullptr;
+    if (def->tiling_schema() == nullptr) {
+      return FailedPrecondition(call.op_type + ": run-time attribute '" + a.name() +
+                                "' needs the op's TilingDataType<T>() to be declared");
+    }
+    if (!a.run_time_writer()) {
+      field = def->tiling_schema()->Find(a.name());
+      if (field == nullptr || field->is_array) {
+        return FailedPrecondition(call.op_type + ": run-time attribute '" + a.name() +
+                                  "' has no writer and tiling struct " +
+                                  std::string(def->tiling_schema()->name) +
+                                  " no scalar field of that name");
+      }
+    }
+    run_time.push_back(RunTimeAttr{&a, field});
+  }
 
   TilingContext ctx(call.op_type, std::move(in_descs), std::move(out_descs), std::move(attrs),
                     PlatformInfo::FromArch(arch));
@@ -360,6 +516,26 @@ Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
   plan.info.tiling_data = ctx.tiling_data();
   plan.info.tiling_schema = def->tiling_schema();
   const std::vector<uint8_t>& bytes = ctx.tiling_data();
+  if (!run_time.empty()) {
+    if (ctx.tiling_hash() != def->tiling_schema_hash() ||
+        bytes.size() != def->tiling_schema()->size) {
+      return FailedPrecondition(call.op_type + ": the tiling function set tiling data other than " +
+                                "its declared TilingDataType " +
+                                std::string(def->tiling_schema()->name) +
+                                ", which its run-time attributes are written into");
+    }
+    if (bytes.size() > kMaxRunTimeTilingBytes) {
+      return FailedPrecondition(
+          call.op_type + ": tiling struct " + std::string(def->tiling_schema()->name) + " has " +
+          std::to_string(bytes.size()) + " bytes; an op with run-time attributes is limited to " +
+          std::to_string(kMaxRunTimeTilingBytes));
+    }
+  }
+  plan.run_time = std::move(run_time);
+  for (const auto& in : call.inputs)
+    plan.input_dtypes.push_back(in ? std::optional<DataType>(in->desc.dtype) : std::nullopt);
+  for (const auto& out : call.outputs)
+    plan.output_dtypes.push_back(out.desc.dtype);
   TESSERA_ASSIGN_OR_RETURN(plan.tiling_device, device::Malloc(bytes.size()));
   TESSERA_RETURN_IF_ERROR(device::Memcpy(plan.tiling_device, bytes.size(), bytes.data(),
                                          bytes.size(), device::MemcpyKind::kHostToDevice));
@@ -387,16 +563,26 @@ Status CheckTensor(const std::string& op, const char* role, size_t index, const 
   return OkStatus();
 }
 
-// The call's cache key, built in a per-thread buffer (valid until the thread's next call).
-const std::string& CacheKey(const OpCall& call) {
+bool Contains(const std::vector<std::string>* names, const std::string& name) {
+  return names != nullptr && std::binary_search(names->begin(), names->end(), name);
+}
+
+// The call's cache key, built in a per-thread buffer (valid until the thread's next call). The
+// attributes named in `run_time` enter by name and kind only.
+const std::string& CacheKey(const OpCall& call, const std::vector<std::string>* run_time) {
   thread_local CacheKeyBuilder builder("");
   CacheKeyBuilder& b = builder.Reset(call.op_type);
   for (const auto& in : call.inputs)
     b.Tensor(in ? &in->desc : nullptr);
   for (const auto& out : call.outputs)
     b.Tensor(&out.desc);
-  for (const auto& [name, value] : call.attrs)
-    b.Attr(name, value);
+  for (const auto& [name, value] : call.attrs) {
+    if (Contains(run_time, name)) {
+      b.RunTimeAttr(name, KindOf(value));
+    } else {
+      b.Attr(name, value);
+    }
+  }
   const device::ArchSpec& arch = device::CurrentArch();
   b.Platform(arch.aiv_cores, arch.aic_cores, arch.soc, arch.name).Deterministic(call.deterministic);
   if (!call.package_dir.empty()) b.Package(call.package_dir);
@@ -421,14 +607,86 @@ PlanInfo OpExecutor::info() const {
   return plan_->info;
 }
 
+namespace {
+
+// The default writer: the value stored into the attribute's tiling field.
+Status StoreRunTimeValue(const Plan& plan, const OpAttrDef& def, const tiling::TilingField& field,
+                         const AttrValue& value, uint8_t* tiling) {
+  uint8_t* at = tiling + field.offset;
+  const float* f = std::get_if<float>(&value);
+  const int64_t* i = std::get_if<int64_t>(&value);
+  const bool* b = std::get_if<bool>(&value);
+  if (field.type == tiling::TilingFieldType::kFloat32 && f) {
+    std::memcpy(at, f, sizeof(*f));
+  } else if (field.type == tiling::TilingFieldType::kInt64 && i) {
+    std::memcpy(at, i, sizeof(*i));
+  } else if (field.type == tiling::TilingFieldType::kInt32 && i) {
+    if (*i < INT32_MIN || *i > INT32_MAX) {
+      return InvalidArgument(plan.op_type + ": attribute '" + def.name() + "' is " +
+                             std::to_string(*i) + ", which its int32 tiling field cannot hold");
+    }
+    const auto v32 = static_cast<int32_t>(*i);
+    std::memcpy(at, &v32, sizeof(v32));
+  } else if (field.type == tiling::TilingFieldType::kBool && b) {
+    std::memcpy(at, b, sizeof(*b));
+  } else {
+    return FailedPrecondition(plan.op_type + ": run-time attribute '" + def.name() + "' (" +
+                              AttrKindName(KindOf(value)) + ") cannot be stored into its " +
+                              std::string(tiling::TilingFieldTypeName(field.type)) +
+                              " tiling field");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status OpExecutor::SetRunTimeValues(const std::map<std::string, AttrValue>& attrs) {
+  const Plan& plan = *plan_;
+  if (plan.run_time.empty()) return OkStatus();
+  const std::vector<uint8_t>& bytes = plan.info.tiling_data;
+  std::copy(bytes.begin(), bytes.end(), tiling_.begin());
+  tiling_size_ = bytes.size();
+  for (const RunTimeAttr& rt : plan.run_time) {
+    const OpAttrDef& def = *rt.def;
+    const auto it = attrs.find(def.name());
+    const AttrValue& value = it != attrs.end() ? it->second : def.default_value();
+    if (KindOf(value) != *def.kind()) {
+      return InvalidArgument(plan.op_type + ": attribute '" + def.name() + "' expects " +
+                             AttrKindName(*def.kind()) + ", got " + AttrKindName(KindOf(value)));
+    }
+    if (rt.field != nullptr) {
+      TESSERA_RETURN_IF_ERROR(StoreRunTimeValue(plan, def, *rt.field, value, tiling_.data()));
+      continue;
+    }
+    Status st = OkStatus();
+    try {
+      st = def.run_time_writer()(RunTimeValueContext{plan.op_type, def.name(), value,
+                                                     plan.input_dtypes, plan.output_dtypes,
+                                                     tiling_.data(), tiling_size_});
+    } catch (const std::exception& e) {
+      st = Internal(plan.op_type + ": the writer of run-time attribute '" + def.name() +
+                    "' threw: " + e.what());
+    }
+    TESSERA_RETURN_IF_ERROR(st);
+  }
+  return OkStatus();
+}
+
+void* OpExecutor::operator new(size_t size) {
+  return ExecutorBlocks().Take(size);
+}
+
+void OpExecutor::operator delete(void* p, size_t size) {
+  ExecutorBlocks().Give(p, size);
+}
+
 Status OpExecutor::SetAddress(size_t index, void* address) {
   if (!repeatable_) return FailedPrecondition("SetAddress: the executor is not repeatable");
-  if (index >= addresses_.size()) {
+  if (index >= count_) {
     return InvalidArgument("SetAddress: tensor index " + std::to_string(index) +
-                           " is out of range; the op has " + std::to_string(addresses_.size()) +
-                           " tensors");
+                           " is out of range; the op has " + std::to_string(count_) + " tensors");
   }
-  const uint64_t bytes = index < bytes_.size() ? bytes_[index] : 0;
+  const uint64_t bytes = bytes_[index];
   if (bytes > 0 && address == nullptr) {
     return InvalidArgument("SetAddress: the address of tensor " + std::to_string(index) +
                            " is null, but the tensor holds " + std::to_string(bytes) + " bytes");
@@ -455,27 +713,67 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
     TESSERA_RETURN_IF_ERROR(CheckTensor(call.op_type, "output", i, call.outputs[i]));
   }
   PackageRuntime& rt = PackageRuntime::Get();
-  TESSERA_ASSIGN_OR_RETURN(
-      std::shared_ptr<const Plan> plan,
-      rt.cache().GetOrBuild(CacheKey(call), [&] { return rt.BuildPlan(call); }));
-  std::vector<uint8_t*> addresses;
-  std::vector<uint64_t> bytes;
-  addresses.reserve(call.inputs.size() + call.outputs.size());
-  bytes.reserve(call.inputs.size() + call.outputs.size());
+  std::shared_ptr<const Plan> plan;
+  // The key leaves out the values of the attributes the op takes at run time. Which those are is
+  // known once a plan was built; a plan built for a key that guessed wrong is not cached under it
+  // (the next attempt uses the names just learnt).
+  for (int attempt = 0;; ++attempt) {
+    const std::vector<std::string>* names =
+        call.attrs.empty() ? nullptr : rt.RunTimeNames(call.op_type, call.package_dir);
+    bool guessed_wrong = false;
+    // One pointer captured, so the builder fits std::function's inline storage (a hit allocates
+    // nothing).
+    struct Build {
+      PackageRuntime& rt;
+      const OpCall& call;
+      const std::vector<std::string>* names;
+      bool& guessed_wrong;
+    } args{rt, call, names, guessed_wrong};
+    Result<std::shared_ptr<const Plan>> got =
+        rt.cache().GetOrBuild(CacheKey(call, names), [a = &args]() -> Result<Plan> {
+          PackageRuntime& rt = a->rt;
+          const OpCall& call = a->call;
+          const std::vector<std::string>* names = a->names;
+          bool& guessed_wrong = a->guessed_wrong;
+          TESSERA_ASSIGN_OR_RETURN(Plan built, rt.BuildPlan(call));
+          std::vector<std::string> actual;
+          for (const RunTimeAttr& a : built.run_time)
+            actual.push_back(a.def->name());
+          std::sort(actual.begin(), actual.end());
+          for (const auto& [name, value] : call.attrs) {
+            const bool is_run_time = std::binary_search(actual.begin(), actual.end(), name);
+            if (is_run_time != Contains(names, name)) guessed_wrong = true;
+          }
+          if (guessed_wrong) {
+            rt.SetRunTimeNames(call.op_type, call.package_dir, std::move(actual));
+            return FailedPrecondition(call.op_type +
+                                      ": its run-time attributes changed while the call was "
+                                      "prepared; call again");
+          }
+          return built;
+        });
+    if (guessed_wrong && attempt == 0) continue;
+    TESSERA_ASSIGN_OR_RETURN(plan, std::move(got));
+    break;
+  }
   const auto storage = [](const TensorDesc& d) {
     Result<int64_t> b = d.StorageBytes();
     return b.ok() && *b > 0 ? static_cast<uint64_t>(*b) : uint64_t{0};
   };
+  *workspace_size = plan->workspace;
+  // BuildPlan checked the tensor count against the kernel's parameters (at most kMaxKernelArgs).
+  auto executor = std::make_unique<OpExecutor>(std::move(plan));
+  OpExecutor& e = *executor;
   for (const auto& in : call.inputs) {
-    addresses.push_back(in ? static_cast<uint8_t*>(in->address) : nullptr);
-    bytes.push_back(in ? storage(in->desc) : 0);
+    e.addresses_[e.count_] = in ? static_cast<uint8_t*>(in->address) : nullptr;
+    e.bytes_[e.count_++] = in ? storage(in->desc) : 0;
   }
   for (const auto& out : call.outputs) {
-    addresses.push_back(static_cast<uint8_t*>(out.address));
-    bytes.push_back(storage(out.desc));
+    e.addresses_[e.count_] = static_cast<uint8_t*>(out.address);
+    e.bytes_[e.count_++] = storage(out.desc);
   }
-  *workspace_size = plan->workspace;
-  return std::make_unique<OpExecutor>(std::move(plan), std::move(addresses), std::move(bytes));
+  TESSERA_RETURN_IF_ERROR(executor->SetRunTimeValues(call.attrs));
+  return executor;
 }
 
 Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
@@ -503,28 +801,41 @@ Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
                            " bytes of a device allocation start at its address (host memory, " +
                            "freed memory or too small an allocation)");
   }
-  ArgPack pack;
-  size_t n = 0;
-  for (uint8_t* a : executor.addresses_)
-    pack.args[n++] = a;
+  auto payload = std::make_unique<LaunchPayload>();
+  payload->entry = plan.entry;
+  ArgPack& pack = payload->pack;
+  uint32_t n = 0;
+  for (size_t i = 0; i < executor.count_; ++i)
+    pack.args[n++] = executor.addresses_[i];
   pack.args[n++] = static_cast<uint8_t*>(workspace);
   pack.args[n++] = static_cast<uint8_t*>(plan.tiling_device);
+  pack.count = n;
+  if (executor.tiling_size_ > 0) {
+    pack.tiling_size = static_cast<uint32_t>(executor.tiling_size_);
+    std::copy_n(executor.tiling_.begin(), executor.tiling_size_, pack.tiling.begin());
+  }
   executor.used_ = true;
   device::LaunchConfig config{plan.block_dim, plan.kernel_type, plan.kernel_name.c_str()};
-  for (uint64_t b : executor.bytes_)
-    config.bytes_moved += b;  // inputs and outputs: what the trace's GB/s counts
+  for (size_t i = 0; i < executor.count_; ++i)
+    config.bytes_moved += executor.bytes_[i];  // inputs and outputs: what the trace's GB/s counts
   // Checked mode: the blocks together must write every byte of every output.
   std::vector<device::ByteRange> outputs;
   if (device::CheckedMode()) {
-    for (size_t i = plan.num_inputs; i < executor.addresses_.size(); ++i) {
-      const uint64_t bytes = i < executor.bytes_.size() ? executor.bytes_[i] : 0;
+    for (size_t i = plan.num_inputs; i < executor.count_; ++i) {
+      const uint64_t bytes = executor.bytes_[i];
       if (executor.addresses_[i] != nullptr && bytes > 0)
         outputs.push_back(device::ByteRange{executor.addresses_[i], bytes});
     }
     config.must_write = outputs.data();
     config.must_write_count = static_cast<uint32_t>(outputs.size());
   }
-  return device::Launch(config, RunEntry, stream, plan.entry, pack);
+  device::detail::LaunchRequest req;
+  req.config = config;
+  req.kernel_address = reinterpret_cast<const void*>(plan.entry);
+  req.invoke = RunEntry;
+  req.destroy = [](void* p) { delete static_cast<LaunchPayload*>(p); };
+  req.payload = payload.release();
+  return device::detail::EnqueueLaunch(std::move(req), stream);
 }
 
 RuntimeStats GetRuntimeStats() {
@@ -533,6 +844,7 @@ RuntimeStats GetRuntimeStats() {
   s.cache = rt.cache().stats();
   s.tiling_calls = rt.tiling_calls.load();
   s.package_lookups = rt.package_lookups.load();
+  s.manifest_parses = rt.manifest_parses.load();
   return s;
 }
 

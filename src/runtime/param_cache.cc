@@ -75,6 +75,13 @@ CacheKeyBuilder& CacheKeyBuilder::Attr(const std::string& name, const AttrValue&
   return *this;
 }
 
+CacheKeyBuilder& CacheKeyBuilder::RunTimeAttr(const std::string& name, AttrKind kind) {
+  key_ += 'R';
+  Str(name);
+  Int(static_cast<int64_t>(kind));
+  return *this;
+}
+
 CacheKeyBuilder& CacheKeyBuilder::Platform(uint32_t aiv_cores, uint32_t aic_cores,
                                            const std::string& soc, const std::string& profile) {
   key_ += 'P';

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -54,6 +55,34 @@ const char* AttrKindName(AttrKind kind);
 AttrKind KindOf(const AttrValue& value);
 
 using TilingFunc = std::function<Status(TilingContext&)>;
+
+// What a run-time attribute's writer sees on every call (OpAttrDef::RunTimeValue): the call's
+// value, the dtypes of its tensors, and this call's copy of the plan's tiling bytes to write.
+struct RunTimeValueContext {
+  const std::string& op_type;
+  const std::string& name;
+  const AttrValue& value;  // of the declared kind (int, float or bool)
+  const std::vector<std::optional<DataType>>& input_dtypes;  // nullopt: an absent input
+  const std::vector<DataType>& output_dtypes;
+  uint8_t* tiling;  // the call's tiling bytes
+  size_t tiling_size;
+
+  // The tiling struct as the plan's tiling function wrote it; Precondition: sizeof(T) ==
+  // tiling_size (the runtime checks the op's TilingDataType before calling the writer).
+  template <class T>
+  T GetTiling() const {
+    T data;
+    std::memcpy(&data, tiling, sizeof(T));
+    return data;
+  }
+  template <class T>
+  void SetTiling(const T& data) const {
+    std::memcpy(tiling, &data, sizeof(T));
+  }
+};
+// Writes one call's value of a run-time attribute into its tiling bytes; a failed Status fails
+// stage 1 of that call (e.g. a value the dtype cannot hold).
+using RunTimeValueWriter = std::function<Status(const RunTimeValueContext&)>;
 // Simplified-key mode 2: returns the op's custom key fragment for a call (CANN's GenSimplifiedKey);
 // the runtime prefixes "<OpType>/d=<0|1>,p=<precision>/". Runs after the tiling function.
 using GenSimplifiedKeyFunc = std::function<Result<std::string>(const TilingContext&)>;
@@ -181,6 +210,20 @@ class OpAttrDef {
   // Several values, each binary with every entry.
   OpAttrDef& BinaryValues(const std::vector<AttrValue>& values);
 
+  // Marks the attribute as run-time data (a scalar operand such as Adds' value): it is not part
+  // of the plan, so a new value reuses the cached plan. Int, float and bool attributes only. The
+  // tiling function sees the attribute's default (optional) or zero (required), never the call's
+  // value; on every call the runtime copies the plan's tiling bytes, and `writer` (by default: the
+  // value stored into the tiling field of the attribute's name - float32 for float, int64 or int32
+  // for int, bool for bool) writes the call's value into that copy, which the kernel receives.
+  OpAttrDef& RunTimeValue(RunTimeValueWriter writer = nullptr) {
+    run_time_ = true;
+    run_time_writer_ = std::move(writer);
+    return *this;
+  }
+  bool run_time() const { return run_time_; }
+  const RunTimeValueWriter& run_time_writer() const { return run_time_writer_; }
+
   struct BinaryValueDef {
     AttrValue value;
     std::vector<uint64_t> tiling_keys;
@@ -203,6 +246,8 @@ class OpAttrDef {
   std::optional<AttrKind> kind_;
   AttrValue default_ = int64_t{0};
   std::vector<BinaryValueDef> binary_values_;
+  bool run_time_ = false;
+  RunTimeValueWriter run_time_writer_;
 };
 
 // Per-SoC overrides of some parameters (e.g. fewer dtypes on an older ISA level).

@@ -7,6 +7,7 @@
 //   stage 2 ExecuteOp: checks the workspace and enqueues the kernel launch on a stream.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -57,13 +58,21 @@ struct PlanInfo {
   const tiling::TilingSchema* tiling_schema = nullptr;  // null when the op declared none
 };
 
-// A prepared call: the cached plan plus this call's addresses. Single use unless repeatable.
+// Largest tiling struct of an op with run-time attributes: each call carries its own copy in
+// the launch.
+inline constexpr size_t kMaxRunTimeTilingBytes = 2048;
+
+// A prepared call: the cached plan plus this call's addresses (and, for an op with run-time
+// attributes, this call's tiling bytes). Single use unless repeatable.
 class OpExecutor {
  public:
-  // `bytes[i]`: storage bytes of tensor i (inputs then outputs), so a new address can be checked.
-  OpExecutor(std::shared_ptr<const Plan> plan, std::vector<uint8_t*> addresses,
-             std::vector<uint64_t> bytes = {})
-      : plan_(std::move(plan)), addresses_(std::move(addresses)), bytes_(std::move(bytes)) {}
+  // Tensors (inputs then outputs) an executor holds: the kernel's parameters less workspace and
+  // tiling.
+  static constexpr size_t kMaxTensors = 62;
+  explicit OpExecutor(std::shared_ptr<const Plan> plan) : plan_(std::move(plan)) {}
+  // Executors come from a pool: stage 1 on a cache hit allocates nothing.
+  static void* operator new(size_t size);
+  static void operator delete(void* p, size_t size);
   uint64_t workspace_size() const;
   void set_repeatable(bool on) { repeatable_ = on; }
   bool repeatable() const { return repeatable_; }
@@ -77,12 +86,19 @@ class OpExecutor {
   // The op type the executor was prepared for.
   const std::string& op_type() const;
   PlanInfo info() const;
+  // Writes the call's run-time attribute values (absent optional ones: their defaults) into this
+  // executor's copy of the plan's tiling bytes. No-op for a plan without run-time attributes.
+  Status SetRunTimeValues(const std::map<std::string, AttrValue>& attrs);
 
  private:
   friend Status ExecuteOp(OpExecutor&, void*, uint64_t, const device::Stream&);
+  friend Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall&, uint64_t*);
   std::shared_ptr<const Plan> plan_;
-  std::vector<uint8_t*> addresses_;
-  std::vector<uint64_t> bytes_;
+  size_t count_ = 0;
+  std::array<uint8_t*, kMaxTensors> addresses_;         // the first count_ are set
+  std::array<uint64_t, kMaxTensors> bytes_;             // storage bytes of each tensor
+  std::array<uint8_t, kMaxRunTimeTilingBytes> tiling_;  // valid when tiling_size_ > 0
+  size_t tiling_size_ = 0;
   bool repeatable_ = false;
   bool used_ = false;
 };
@@ -99,6 +115,7 @@ struct RuntimeStats {
   CacheStats cache;
   uint64_t tiling_calls = 0;     // tiling functions run (cache misses that got that far)
   uint64_t package_lookups = 0;  // package searches
+  uint64_t manifest_parses = 0;  // manifests parsed (once per package, again when its file changes)
 };
 RuntimeStats GetRuntimeStats();
 // Empties the parameter cache (tests, or after installing a package).

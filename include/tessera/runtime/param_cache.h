@@ -39,6 +39,8 @@ class CacheKeyBuilder {
   CacheKeyBuilder& Reset(const std::string& op_type);
   CacheKeyBuilder& Tensor(const TensorDesc* desc, int64_t view_offset = 0);  // null: absent
   CacheKeyBuilder& Attr(const std::string& name, const AttrValue& value);
+  // A run-time attribute (OpAttrDef::RunTimeValue): its name and kind, never its value.
+  CacheKeyBuilder& RunTimeAttr(const std::string& name, AttrKind kind);
   // Everything of the platform a tiling function can see: core counts, SoC and the profile (whose
   // name fixes the on-chip buffer sizes).
   CacheKeyBuilder& Platform(uint32_t aiv_cores, uint32_t aic_cores, const std::string& soc,

@@ -8,9 +8,9 @@
 #include <string>
 #include <unordered_set>
 
+#include "../../runtime/c_api_internal.h"
 #include "acl/acl.h"
 #include "acl_error.h"
-#include "../../runtime/c_api_internal.h"
 #include "tessera/compat/asc_launch.h"
 #include "tessera/core/float16.h"
 #include "tessera/device/memory.h"
@@ -474,8 +474,9 @@ aclError aclrtSynchronizeStream(aclrtStream stream) {
   if (aclError e = RequireContext("aclrtSynchronizeStream"); e != ACL_SUCCESS) return e;
   // A `<<<>>>` launch returns nothing, as in CANN: its enqueue error surfaces here.
   if (const tessera::Status launch = tessera::compat::TakeAscLaunchError(); !launch.ok()) {
-    return RecordError(ACL_ERROR_RT_PARAM_INVALID,
-                       "aclrtSynchronizeStream: a kernel launch failed: " + std::string(launch.message()));
+    return RecordError(
+        ACL_ERROR_RT_PARAM_INVALID,
+        "aclrtSynchronizeStream: a kernel launch failed: " + std::string(launch.message()));
   }
   return AclErrorOf("aclrtSynchronizeStream", tsrSynchronizeStream(static_cast<tsrStream>(stream)));
 }
