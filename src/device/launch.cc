@@ -105,6 +105,7 @@ LaunchJob::LaunchJob(LaunchRequest&& request, std::string name, const ArchSpec& 
       watched_(KernelTimeoutSeconds() > 0),
       waits_(new WaitRecord[total()]),
       access_(checked ? std::make_unique<AccessLog>(total()) : nullptr),
+      phases_(checked && traced_ ? std::make_unique<PhaseLog[]>(total()) : nullptr),
       schedule_(ScheduleFromEnvironment(request_.config.block_dim, cores_per_group_, name_)),
       turn_given_(schedule_ ? new std::atomic<bool>[total()]() : nullptr) {}
 
@@ -315,7 +316,8 @@ void LaunchJob::RecordTrace(bool failed) const {
     if (rec.phase.load(std::memory_order_acquire) != kFinished) continue;  // never ran
     BlockContext probe;
     FillContext(probe, i);
-    blocks.push_back(TracedBlock{probe.block_idx, probe.core_type, rec.begin_ns, rec.end_ns});
+    blocks.push_back(
+        TracedBlock{probe.block_idx, probe.core_type, rec.begin_ns, rec.end_ns, phase_log(i)});
   }
   RecordLaunch(TracedLaunch{&name_, stream_->id(), request_.config.block_dim, request_.config.type,
                             request_.config.bytes_moved, failed, start_ns_, SteadyNowNs(),
