@@ -10,6 +10,7 @@
 
 #include "tessera/device/block.h"
 #include "tessera/device/debug.h"
+#include "tessera/device/pipe_phase.h"
 
 namespace tessera::device::detail {
 
@@ -39,11 +40,46 @@ class LaunchPrints {
 // --- trace ---
 // True while a trace file is open (one relaxed load).
 bool TraceEnabled();
+
+// Phases kept per block (TESSERA_TRACE_PHASE_LIMIT, read when the trace opens).
+uint64_t TracePhaseLimit();
+
+// One block's pipe phases (checked mode with a trace; tessera/device/pipe_phase.h), written only
+// by the block and read when its launch is recorded.
+class PhaseLog {
+ public:
+  struct Phase {
+    int64_t begin_ns;
+    int64_t end_ns;
+    uint32_t calls;
+    TracePipe pipe;
+  };
+  PhaseLog();
+  // A call on `pipe` from begin_ns to end_ns: extends the last phase when it is on the same pipe,
+  // else starts a phase (counted as dropped beyond the limit).
+  void Add(TracePipe pipe, int64_t begin_ns, int64_t end_ns) noexcept;
+  const std::vector<Phase>& phases() const { return phases_; }
+  uint64_t dropped() const { return dropped_; }
+  // Time inside calls on `pipe`, dropped phases included.
+  int64_t busy_ns(TracePipe pipe) const { return busy_ns_[static_cast<int>(pipe)]; }
+  uint32_t depth = 0;  // calls in progress (nested calls belong to the outermost)
+
+ private:
+  std::vector<Phase> phases_;
+  int64_t busy_ns_[kTracePipeCount] = {};
+  uint64_t dropped_ = 0;
+  uint64_t limit_;
+  bool has_last_ = false;   // the block made a call already
+  bool last_kept_ = false;  // ... and its phase is phases_.back()
+  TracePipe last_pipe_ = TracePipe::kMte2;
+};
+
 struct TracedBlock {
   uint32_t block_idx;
   CoreType core;
   int64_t begin_ns;
   int64_t end_ns;
+  const PhaseLog* phases;  // null: none recorded (fast mode)
 };
 struct TracedLaunch {
   const std::string* name;

@@ -107,6 +107,7 @@ LaunchJob::LaunchJob(LaunchRequest&& request, std::string name, const ArchSpec& 
       heap_waits_(total() > kInlineWaits ? new WaitRecord[total()] : nullptr),
       waits_(heap_waits_ ? heap_waits_.get() : inline_waits_),
       access_(checked ? std::make_unique<AccessLog>(total()) : nullptr),
+      phases_(checked && traced_ ? std::make_unique<PhaseLog[]>(total()) : nullptr),
       schedule_(ScheduleFromEnvironment(request_.config.block_dim, cores_per_group_, name_)),
       turn_given_(schedule_ ? new std::atomic<bool>[total()]() : nullptr) {}
 
@@ -362,7 +363,8 @@ void LaunchJob::RecordTrace(bool failed) const {
     if (rec.phase.load(std::memory_order_acquire) != kFinished) continue;  // never ran
     BlockContext probe;
     FillContext(probe, i);
-    blocks.push_back(TracedBlock{probe.block_idx, probe.core_type, rec.begin_ns, rec.end_ns});
+    blocks.push_back(
+        TracedBlock{probe.block_idx, probe.core_type, rec.begin_ns, rec.end_ns, phase_log(i)});
   }
   RecordLaunch(TracedLaunch{&name_, stream_->id(), request_.config.block_dim, request_.config.type,
                             request_.config.bytes_moved, failed, start_ns_, SteadyNowNs(),

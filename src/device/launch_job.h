@@ -42,6 +42,8 @@ class LaunchJob final : public Job, public StreamOp {
   const std::string& name() const { return name_; }
   // Checked mode: the blocks' GM accesses; null in fast mode.
   AccessLog* access_log() const { return access_.get(); }
+  // Checked mode with a trace: block `fiber`'s pipe phases; null otherwise.
+  PhaseLog* phase_log(uint32_t fiber) const { return phases_ ? &phases_[fiber] : nullptr; }
 
   // Debugging aids (debug.h): the block's print buffer (created at the first print), the label of
   // a core ("block 3 AIV"), and the watchdog's report, which fails the launch.
@@ -112,6 +114,7 @@ class LaunchJob final : public Job, public StreamOp {
   std::atomic<FlagTable*> flags_{nullptr};
   std::atomic<LaunchPrints*> prints_{nullptr};
   std::unique_ptr<AccessLog> access_;
+  std::unique_ptr<PhaseLog[]> phases_;
   // TESSERA_SCHEDULE / TESSERA_BLOCKS; null by default.
   std::unique_ptr<BlockSchedule> schedule_;
   std::atomic<uint64_t> turn_{0};                    // blocks of the order that let the next go

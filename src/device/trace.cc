@@ -1,5 +1,5 @@
 // The Chrome-trace timeline (TESSERA_TRACE): launches on stream lanes, blocks on logical-core
-// lanes.
+// lanes, and in checked mode the blocks' pipe phases nested inside them on the same lanes.
 //
 // Events are formatted when a launch completes and appended to the file at synchronisation and at
 // exit. The file always ends in a complete JSON trailer: each flush seeks back over the trailer,
@@ -33,6 +33,8 @@ struct Recorder {
   uint64_t dropped = 0;
   uint64_t dropped_written = 0;
   uint64_t limit = 500000;
+  uint64_t dropped_phases = 0;  // beyond the per-block phase limit
+  uint64_t dropped_phases_written = 0;
   uint64_t launches = 0;
   int64_t epoch_ns = 0;
   std::set<uint32_t> named_streams;
@@ -40,6 +42,8 @@ struct Recorder {
 };
 
 constinit std::atomic<bool> g_trace_on{false};
+constexpr uint64_t kDefaultPhaseLimit = 10000;
+constinit std::atomic<uint64_t> g_phase_limit{kDefaultPhaseLimit};
 
 Recorder& R() {
   static auto* r = new Recorder;  // never destroyed: launches may complete during exit
@@ -85,17 +89,23 @@ void AddThreadName(Recorder& r, int pid, uint32_t tid, const std::string& name) 
 
 // Appends pending events and a fresh trailer. Caller holds r.mu.
 void WritePending(Recorder& r) {
-  if (r.file == nullptr || (r.pending.empty() && r.dropped == r.dropped_written)) return;
+  if (r.file == nullptr || (r.pending.empty() && r.dropped == r.dropped_written &&
+                            r.dropped_phases == r.dropped_phases_written)) {
+    return;
+  }
   std::fseek(r.file, r.trailer_pos, SEEK_SET);
   std::fwrite(r.pending.data(), 1, r.pending.size(), r.file);
   r.pending.clear();
   r.trailer_pos = std::ftell(r.file);
   const std::string trailer =
       "\n],\"otherData\":{\"tool\":\"tessera\",\"dropped_events\":" + std::to_string(r.dropped) +
-      ",\"event_limit\":" + std::to_string(r.limit) + "}}\n";
+      ",\"event_limit\":" + std::to_string(r.limit) +
+      ",\"dropped_phases\":" + std::to_string(r.dropped_phases) +
+      ",\"phase_limit\":" + std::to_string(g_phase_limit.load(std::memory_order_relaxed)) + "}}\n";
   std::fwrite(trailer.data(), 1, trailer.size(), r.file);
   std::fflush(r.file);
   r.dropped_written = r.dropped;
+  r.dropped_phases_written = r.dropped_phases;
 }
 
 void CloseLocked(Recorder& r) {
@@ -125,11 +135,16 @@ Status OpenLocked(Recorder& r, const std::string& path) {
   r.pending.clear();
   r.first_event = true;
   r.events = r.dropped = r.dropped_written = r.launches = 0;
+  r.dropped_phases = r.dropped_phases_written = 0;
   r.named_streams.clear();
   r.named_cores.clear();
   r.epoch_ns = SteadyNowNs();
   if (const char* env = std::getenv("TESSERA_TRACE_LIMIT"); env && *env) {
     r.limit = std::strtoull(env, nullptr, 10);
+  }
+  g_phase_limit.store(kDefaultPhaseLimit, std::memory_order_relaxed);
+  if (const char* env = std::getenv("TESSERA_TRACE_PHASE_LIMIT"); env && *env) {
+    g_phase_limit.store(std::strtoull(env, nullptr, 10), std::memory_order_relaxed);
   }
   const std::string header = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
   std::fwrite(header.data(), 1, header.size(), f);
@@ -154,19 +169,45 @@ const bool g_trace_from_env = [] {
   return st.ok();
 }();
 
+// A block's pipe totals for its args: `,"pipe_us":{"MTE2":1.5,...}` and the phases it dropped.
+std::string PhaseArgs(const PhaseLog* log) {
+  if (log == nullptr) return "";
+  std::string pipes;
+  for (int p = 0; p < kTracePipeCount; ++p) {
+    const auto pipe = static_cast<TracePipe>(p);
+    if (log->busy_ns(pipe) == 0) continue;
+    pipes += pipes.empty() ? "" : ",";
+    pipes += std::string("\"") + TracePipeName(pipe) + "\":" + Micros(log->busy_ns(pipe));
+  }
+  std::string out = ",\"pipe_us\":{" + pipes + "}";
+  if (log->dropped() > 0) out += ",\"phases_dropped\":" + std::to_string(log->dropped());
+  return out;
+}
+
 }  // namespace
 
 bool TraceEnabled() {
   return g_trace_on.load(std::memory_order_relaxed);
 }
 
+uint64_t TracePhaseLimit() {
+  return g_phase_limit.load(std::memory_order_relaxed);
+}
+
 void RecordLaunch(const TracedLaunch& l) {
   Recorder& r = R();
   std::lock_guard<std::mutex> lock(r.mu);
   if (r.file == nullptr) return;
+  uint64_t phases = 0;
+  for (uint32_t i = 0; i < l.block_count; ++i) {
+    if (const PhaseLog* log = l.blocks[i].phases) {
+      phases += log->phases().size();
+      r.dropped_phases += log->dropped();
+    }
+  }
   const uint64_t count = 1 + l.block_count;
   if (r.events + count > r.limit) {
-    r.dropped += count;
+    r.dropped += count + phases;
     return;
   }
   r.events += count;
@@ -194,11 +235,26 @@ void RecordLaunch(const TracedLaunch& l) {
       AddThreadName(r, kCorePid, tid,
                     std::string(CoreTypeName(b.core)) + " " + std::to_string(b.block_idx));
     }
-    AddEvent(r, "{\"ph\":\"X\",\"cat\":\"block\",\"name\":\"" + name +
-                    "\",\"pid\":" + std::to_string(kCorePid) + ",\"tid\":" + std::to_string(tid) +
-                    ",\"ts\":" + Micros(b.begin_ns - r.epoch_ns) + ",\"dur\":" +
-                    Micros(b.end_ns - b.begin_ns) + ",\"args\":{\"launch\":" + std::to_string(id) +
-                    ",\"block\":" + std::to_string(b.block_idx) + "}}");
+    const std::string lane =
+        ",\"pid\":" + std::to_string(kCorePid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":";
+    const std::string ids =
+        "{\"launch\":" + std::to_string(id) + ",\"block\":" + std::to_string(b.block_idx);
+    AddEvent(r, "{\"ph\":\"X\",\"cat\":\"block\",\"name\":\"" + name + "\"" + lane +
+                    Micros(b.begin_ns - r.epoch_ns) + ",\"dur\":" + Micros(b.end_ns - b.begin_ns) +
+                    ",\"args\":" + ids + PhaseArgs(b.phases) + "}}");
+    if (b.phases == nullptr) continue;
+    // Phases lie inside their block (recorded while it ran), so viewers nest them under it.
+    for (const PhaseLog::Phase& p : b.phases->phases()) {
+      if (r.events >= r.limit) {
+        ++r.dropped;
+        continue;
+      }
+      ++r.events;
+      AddEvent(r, std::string("{\"ph\":\"X\",\"cat\":\"phase\",\"name\":\"") +
+                      TracePipeName(p.pipe) + "\"" + lane + Micros(p.begin_ns - r.epoch_ns) +
+                      ",\"dur\":" + Micros(p.end_ns - p.begin_ns) + ",\"args\":" + ids +
+                      ",\"calls\":" + std::to_string(p.calls) + "}}");
+    }
   }
 }
 

@@ -13,27 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "builtin_op_factories.h"
 #include "ops/builtin_ops.h"
 #include "tessera/runtime/op_def.h"
 #include "tessera/runtime/op_registration.h"
 
-// The built-in op library's list (ops/common/op_library.cc, compiled into this test).
-extern "C" const tessera::runtime::OpFactory* tessera_op_definitions(size_t* count);
-
 namespace {
 
 using namespace tessera;
+using ops::testing::MakeOp;
 using runtime::AttrValue;
-
-std::unique_ptr<runtime::OpDef> MakeOp(const std::string& type) {
-  size_t count = 0;
-  const runtime::OpFactory* factories = tessera_op_definitions(&count);
-  for (size_t i = 0; i < count; ++i) {
-    std::unique_ptr<runtime::OpDef> op(factories[i]());
-    if (op->type() == type) return op;
-  }
-  return nullptr;
-}
 
 struct Tensor {
   DataType dtype;
@@ -94,11 +83,8 @@ TEST(OpReferenceTest, EveryBuiltinOpDeclaresAValidReference) {
 #define TESSERA_OP_NAME(Op) #Op,
   const std::set<std::string> listed = {TESSERA_BUILTIN_OPS(TESSERA_OP_NAME)};
 #undef TESSERA_OP_NAME
-  size_t count = 0;
-  const runtime::OpFactory* factories = tessera_op_definitions(&count);
   std::set<std::string> with_reference;
-  for (size_t i = 0; i < count; ++i) {
-    const std::unique_ptr<runtime::OpDef> op(factories[i]());
+  for (const std::unique_ptr<runtime::OpDef>& op : ops::testing::AllOps()) {
     SCOPED_TRACE(op->type());
     EXPECT_TRUE(op->reference());
     EXPECT_TRUE(op->Validate().ok()) << op->Validate().ToString();

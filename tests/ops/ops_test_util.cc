@@ -8,9 +8,7 @@
 #include "tessera/device/memory.h"
 #include "tessera/runtime/op_registration.h"
 
-// Defined by the op and kernel sources compiled into this test (TESSERA_OP_LIBRARY,
-// TESSERA_KERNEL_LIBRARY).
-extern "C" const tessera::runtime::OpFactory* tessera_op_definitions(size_t* count);
+// Defined by the kernel sources compiled into this test (TESSERA_KERNEL_LIBRARY).
 extern "C" const tessera::device::KernelEntryInfo* tessera_kernel_entries(size_t* count);
 
 namespace tessera::ops::testing {
@@ -62,25 +60,6 @@ Result<size_t> Bytes(const TensorDesc& d) {
 }
 
 }  // namespace
-
-std::unique_ptr<runtime::OpDef> MakeOp(const std::string& type) {
-  size_t count = 0;
-  const runtime::OpFactory* factories = tessera_op_definitions(&count);
-  for (size_t i = 0; i < count; ++i) {
-    std::unique_ptr<runtime::OpDef> op(factories[i]());
-    if (op->type() == type) return op;
-  }
-  return nullptr;
-}
-
-std::vector<std::unique_ptr<runtime::OpDef>> AllOps() {
-  size_t count = 0;
-  const runtime::OpFactory* factories = tessera_op_definitions(&count);
-  std::vector<std::unique_ptr<runtime::OpDef>> ops;
-  for (size_t i = 0; i < count; ++i)
-    ops.emplace_back(factories[i]());
-  return ops;
-}
 
 std::vector<device::KernelEntryInfo> AllEntries() {
   size_t count = 0;

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "builtin_op_factories.h"
 #include "tessera/core/data_type.h"
 #include "tessera/core/float16.h"
 #include "tessera/core/tensor_desc.h"
@@ -23,10 +24,6 @@
 
 namespace tessera::ops::testing {
 
-// Creates the built-in op `type` through tessera_op_definitions; nullptr if no factory makes it.
-std::unique_ptr<runtime::OpDef> MakeOp(const std::string& type);
-// Every op the op library defines.
-std::vector<std::unique_ptr<runtime::OpDef>> AllOps();
 // Every entry of the kernel library.
 std::vector<device::KernelEntryInfo> AllEntries();
 // The entry (kernel, key) or nullptr.

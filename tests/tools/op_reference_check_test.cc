@@ -11,26 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "../ops/builtin_op_factories.h"
 #include "op_reference.h"
 #include "tessera/runtime/op_registration.h"
-
-// The built-in op library's list (ops/common/op_library.cc, compiled into this test).
-extern "C" const tessera::runtime::OpFactory* tessera_op_definitions(size_t* count);
 
 namespace {
 
 using namespace tessera;
+using ops::testing::MakeOp;
 using tessera::cli::HostTensor;
-
-std::unique_ptr<runtime::OpDef> MakeOp(const std::string& type) {
-  size_t count = 0;
-  const runtime::OpFactory* factories = tessera_op_definitions(&count);
-  for (size_t i = 0; i < count; ++i) {
-    std::unique_ptr<runtime::OpDef> op(factories[i]());
-    if (op->type() == type) return op;
-  }
-  return nullptr;
-}
 
 TensorDesc Desc(DataType d, std::vector<int64_t> shape) {
   return TensorDesc{d, *Shape::Make(shape), Format::kND, {}};

@@ -1,4 +1,5 @@
-// `tessera trace summary FILE` and `tessera trace svg FILE -o out.svg`: read a TESSERA_TRACE file.
+// `tessera trace summary FILE` and `tessera trace svg FILE -o out.svg`: read a TESSERA_TRACE file
+// (launches, blocks, and in checked mode the blocks' pipe phases).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -19,13 +20,22 @@ struct Span {
   double ts = 0;
   double dur = 0;
   uint64_t bytes = 0;
+  uint64_t calls = 0;                     // phases: the calls merged into it
+  std::map<std::string, double> pipe_us;  // blocks: time per pipe (checked mode)
 };
+
+// The pipes phases are recorded on, in the order data flows through a core.
+const char* const kPipes[] = {"MTE2", "MTE1", "M", "FIX", "V", "MTE3"};
+const char* const kPipeColours[] = {"#4e79a7", "#76b7b2", "#e15759",
+                                    "#f28e2b", "#59a14f", "#b07aa1"};
 
 struct Trace {
   std::vector<Span> launches;
   std::vector<Span> blocks;
+  std::vector<Span> phases;
   std::map<int64_t, std::string> core_names;  // tid -> "AIV 3"
   uint64_t dropped = 0;
+  uint64_t dropped_phases = 0;  // beyond TESSERA_TRACE_PHASE_LIMIT
 };
 
 int Fail(const std::string& what) {
@@ -45,7 +55,10 @@ bool LoadTrace(const std::string& path, Trace* trace, std::string* error) {
     *error = path + ": not a trace file (expected JSON with a \"traceEvents\" array)";
     return false;
   }
-  if (j.contains("otherData")) trace->dropped = j["otherData"].value("dropped_events", uint64_t{0});
+  if (j.contains("otherData") && j["otherData"].is_object()) {
+    trace->dropped = j["otherData"].value("dropped_events", uint64_t{0});
+    trace->dropped_phases = j["otherData"].value("dropped_phases", uint64_t{0});
+  }
   for (const auto& e : j["traceEvents"]) {
     if (!e.is_object()) continue;
     const std::string ph = e.value("ph", "");
@@ -55,7 +68,7 @@ bool LoadTrace(const std::string& path, Trace* trace, std::string* error) {
           e.contains("args") ? e["args"].value("name", "") : "";
       continue;
     }
-    if (ph != "X" || (cat != "launch" && cat != "block")) continue;
+    if (ph != "X" || (cat != "launch" && cat != "block" && cat != "phase")) continue;
     Span s;
     s.name = e.value("name", "");
     s.tid = e.value("tid", int64_t{0});
@@ -64,8 +77,16 @@ bool LoadTrace(const std::string& path, Trace* trace, std::string* error) {
     if (e.contains("args") && e["args"].is_object()) {
       s.launch = e["args"].value("launch", uint64_t{0});
       s.bytes = e["args"].value("bytes", uint64_t{0});
+      s.calls = e["args"].value("calls", uint64_t{0});
+      if (e["args"].contains("pipe_us") && e["args"]["pipe_us"].is_object()) {
+        for (const auto& [pipe, us] : e["args"]["pipe_us"].items())
+          if (us.is_number()) s.pipe_us[pipe] = us.get<double>();
+      }
     }
-    (cat == "launch" ? trace->launches : trace->blocks).push_back(s);
+    (cat == "launch"  ? trace->launches
+     : cat == "block" ? trace->blocks
+                      : trace->phases)
+        .push_back(s);
   }
   return true;
 }
@@ -80,12 +101,27 @@ struct KernelRow {
   double worst_balance = 0;
   uint64_t bytes = 0;
   bool all_bytes = true;
+  double block_us = 0;                    // summed over the kernel's blocks
+  std::map<std::string, double> pipe_us;  // per pipe, summed over the kernel's blocks
 };
+
+// Cell of the pipe table: microseconds and share of the kernel's block time.
+std::string PipeCell(const KernelRow& r, const char* pipe) {
+  const auto it = r.pipe_us.find(pipe);
+  if (it == r.pipe_us.end()) return "-";
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.1f %3.0f%%", it->second,
+                r.block_us > 0 ? 100.0 * it->second / r.block_us : 0.0);
+  return buf;
+}
 
 int Summary(const TraceOptions& options, const Trace& trace) {
   std::map<uint64_t, std::vector<double>> block_times;  // launch id -> block durations
-  for (const Span& b : trace.blocks)
+  std::map<uint64_t, std::vector<const Span*>> launch_blocks;
+  for (const Span& b : trace.blocks) {
     block_times[b.launch].push_back(b.dur);
+    launch_blocks[b.launch].push_back(&b);
+  }
   std::vector<KernelRow> rows;
   std::map<std::string, size_t> index;
   for (const Span& l : trace.launches) {
@@ -96,6 +132,11 @@ int Summary(const TraceOptions& options, const Trace& trace) {
     r.total_us += l.dur;
     r.bytes += l.bytes;
     r.all_bytes = r.all_bytes && l.bytes > 0;
+    for (const Span* b : launch_blocks[l.launch]) {
+      r.block_us += b->dur;
+      for (const auto& [pipe, us] : b->pipe_us)
+        r.pipe_us[pipe] += us;
+    }
     const auto times = block_times.find(l.launch);
     if (times != block_times.end() && !times->second.empty()) {
       const std::vector<double>& t = times->second;
@@ -133,12 +174,21 @@ int Summary(const TraceOptions& options, const Trace& trace) {
         k["bytes"] = r.bytes;
         k["gb_per_s"] = gbps(r);
       }
+      k["block_us"] = r.block_us;
+      if (!r.pipe_us.empty()) {
+        nlohmann::json pipes = nlohmann::json::object();
+        for (const auto& [pipe, us] : r.pipe_us)
+          pipes[pipe] = {{"us", us}, {"share", r.block_us > 0 ? us / r.block_us : 0.0}};
+        k["pipes"] = pipes;
+      }
       kernels.push_back(k);
     }
     const nlohmann::json out = {{"file", options.file},
                                 {"launches", trace.launches.size()},
                                 {"blocks", trace.blocks.size()},
+                                {"phases", trace.phases.size()},
                                 {"dropped_events", trace.dropped},
+                                {"dropped_phases", trace.dropped_phases},
                                 {"kernels", kernels}};
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
@@ -163,6 +213,29 @@ int Summary(const TraceOptions& options, const Trace& trace) {
                 r.total_us / static_cast<double>(r.calls), balance, rate);
   }
   std::printf("balance: max/mean block time per launch, averaged over the kernel's launches\n");
+  std::vector<const char*> pipes;  // the columns: pipes some kernel used
+  for (const char* pipe : kPipes) {
+    if (std::any_of(rows.begin(), rows.end(),
+                    [pipe](const KernelRow& r) { return r.pipe_us.count(pipe) > 0; }))
+      pipes.push_back(pipe);
+  }
+  if (pipes.empty()) return 0;
+  std::printf("\npipe time (checked mode): us summed over blocks, %% of block time\n%-24s",
+              "kernel");
+  for (const char* pipe : pipes)
+    std::printf(" %13s", pipe);
+  std::printf("\n");
+  for (const KernelRow& r : rows) {
+    if (r.pipe_us.empty()) continue;
+    std::printf("%-24s", r.name.c_str());
+    for (const char* pipe : pipes)
+      std::printf(" %13s", PipeCell(r, pipe).c_str());
+    std::printf("\n");
+  }
+  if (trace.dropped_phases > 0) {
+    std::printf("%llu phases not drawn (TESSERA_TRACE_PHASE_LIMIT); pipe times include them\n",
+                static_cast<unsigned long long>(trace.dropped_phases));
+  }
   return 0;
 }
 
@@ -203,7 +276,10 @@ int Svg(const TraceOptions& options, const Trace& trace) {
   int row = 0;
   for (auto& [tid, r] : lanes)
     r = row++;
-  const double label_w = 80, plot_w = 1100, lane_h = 18, top = 24;
+  // With phases, each lane has a sub-row under its blocks for the pipes.
+  const bool phased = !trace.phases.empty();
+  const double label_w = 80, plot_w = 1100, lane_h = phased ? 30 : 18, top = 24;
+  const double block_h = phased ? 16 : lane_h - 2;
   const double span = std::max(t1 - t0, 1e-3);
   const double height = top + lane_h * static_cast<double>(lanes.size()) + 20;
   std::ostringstream svg;
@@ -211,6 +287,12 @@ int Svg(const TraceOptions& options, const Trace& trace) {
       << "\" height=\"" << height << "\" font-family=\"monospace\" font-size=\"11\">\n";
   svg << "<text x=\"4\" y=\"14\">" << XmlEscape(options.file) << ": " << trace.blocks.size()
       << " blocks over " << span << " us</text>\n";
+  if (phased) {
+    double x = label_w + plot_w - 6 * 48;
+    for (size_t p = 0; p < std::size(kPipes); ++p, x += 48)
+      svg << "<text x=\"" << x << "\" y=\"14\" fill=\"" << kPipeColours[p] << "\">" << kPipes[p]
+          << "</text>\n";
+  }
   for (const auto& [tid, r] : lanes) {
     const auto name = trace.core_names.find(tid);
     svg << "<text x=\"4\" y=\"" << top + lane_h * r + 13 << "\">"
@@ -226,18 +308,32 @@ int Svg(const TraceOptions& options, const Trace& trace) {
     const double w = std::max(b.dur / span * plot_w, 0.5);
     const double y = top + lane_h * lanes[b.tid] + 1;
     svg << "<rect class=\"block\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << w
-        << "\" height=\"" << lane_h - 2 << "\" fill=\"" << kColours[colour] << "\"><title>"
+        << "\" height=\"" << block_h << "\" fill=\"" << kColours[colour] << "\"><title>"
         << XmlEscape(b.name) << " launch " << b.launch << ": " << b.dur << " us</title></rect>\n";
     if (w > 7.0 * static_cast<double>(b.name.size()))
       svg << "<text x=\"" << x + 2 << "\" y=\"" << y + 12 << "\" fill=\"white\">"
           << XmlEscape(b.name) << "</text>\n";
   }
+  for (const Span& p : trace.phases) {
+    const auto lane = lanes.find(p.tid);
+    if (lane == lanes.end()) continue;  // its block was not recorded
+    const auto pipe = std::find(std::begin(kPipes), std::end(kPipes), p.name);
+    const size_t colour = static_cast<size_t>(pipe - std::begin(kPipes));
+    const double x = label_w + (p.ts - t0) / span * plot_w;
+    const double w = std::max(p.dur / span * plot_w, 0.5);
+    const double y = top + lane_h * lane->second + block_h + 2;
+    svg << "<rect class=\"phase\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << w
+        << "\" height=\"" << lane_h - block_h - 4 << "\" fill=\""
+        << (pipe != std::end(kPipes) ? kPipeColours[colour] : "#999999") << "\"><title>"
+        << XmlEscape(p.name) << ": " << p.calls << " calls, " << p.dur << " us (launch " << p.launch
+        << ")</title></rect>\n";
+  }
   svg << "</svg>\n";
   std::ofstream out(options.out);
   out << svg.str();
   if (!out) return Fail("svg: " + options.out + ": cannot be written");
-  std::printf("%s: %zu blocks on %zu lanes\n", options.out.c_str(), trace.blocks.size(),
-              lanes.size());
+  std::printf("%s: %zu blocks, %zu pipe phases on %zu lanes\n", options.out.c_str(),
+              trace.blocks.size(), trace.phases.size(), lanes.size());
   return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "tessera/core/float16.h"
 #include "tessera/device/gm_access.h"
 #include "tessera/kernel/check.h"
+#include "tessera/kernel/detail/pipe_phase.h"
 #include "tessera/kernel/global_tensor.h"
 #include "tessera/kernel/local_tensor.h"
 
@@ -110,6 +111,13 @@ inline void NoteGmRead(const void* p, size_t bytes, const char* api) {
   device::NoteGmAccess(device::GmAccess::kRead, p, bytes, api);
 }
 
+// The pipe of a copy between two on-chip buffers: L1 -> bias table is MTE1, L1 -> fixpipe buffer
+// FIX, UB -> UB the vector unit.
+inline device::TracePipe LocalCopyPipe(TPosition dst) {
+  if (dst == TPosition::C2) return device::TracePipe::kMte1;
+  return dst == TPosition::C2PIPE2GM ? device::TracePipe::kFix : device::TracePipe::kV;
+}
+
 // Elements spanned by a 2-D copy whose blocks are `len` units long with `gap` units between them.
 inline uint64_t SpanUnits(uint16_t count, uint64_t len, uint64_t gap) {
   return count == 0 ? 0 : uint64_t{count} * len + uint64_t{count - 1u} * gap;
@@ -120,6 +128,7 @@ inline uint64_t SpanUnits(uint16_t count, uint64_t len, uint64_t gap) {
 // GM -> UB, `count` elements.
 template <class T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kMte2);
   detail::CheckCountCopy<T>("DataCopy", dst.checked(), dst.data(), nullptr, count);
   dst.CheckRange(count, "DataCopy", "destination");
   src.CheckRange(count, "DataCopy", "source");
@@ -130,6 +139,7 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t co
 // UB -> GM, `count` elements.
 template <class T>
 void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count) {
+  const detail::PipeScope phase(src.checked(), device::TracePipe::kMte3);
   detail::CheckCountCopy<T>("DataCopy", src.checked(), nullptr, src.data(), count);
   dst.CheckRange(count, "DataCopy", "destination");
   src.CheckRange(count, "DataCopy", "source");
@@ -145,6 +155,7 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t co
 // UB -> UB, `count` elements.
 template <class T>
 void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count) {
+  const detail::PipeScope phase(dst.checked(), detail::LocalCopyPipe(dst.GetPosition()));
   detail::CheckCountCopy<T>("DataCopy", dst.checked(), dst.data(), src.data(), count);
   dst.CheckRange(count, "DataCopy", "destination");
   src.CheckRange(count, "DataCopy", "source");
@@ -153,11 +164,23 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t cou
 
 namespace detail {
 
+template <class T, class Dst, class Src>
+device::TracePipe CopyPipe(const Dst& dst) {
+  if constexpr (std::is_same_v<Src, GlobalTensor<T>>) {
+    return device::TracePipe::kMte2;
+  } else if constexpr (std::is_same_v<Dst, GlobalTensor<T>>) {
+    return device::TracePipe::kMte3;
+  } else {
+    return LocalCopyPipe(dst.GetPosition());
+  }
+}
+
 // The strided copy shared by the three directions; Dst/Src are tensors.
 template <class T, class Dst, class Src>
 void StridedCopy(const Dst& dst, const Src& src, const DataCopyParams& p, bool to_global) {
   constexpr uint64_t kUnit = kBlockBytes / sizeof(T);  // elements per 32-byte block
   const bool checked = dst.checked() || src.checked();
+  const PipeScope phase(checked, CopyPipe<T, Dst, Src>(dst));
   TESSERA_KERNEL_CHECK(checked, p.blockLen > 0 || p.blockCount == 0, "DataCopy",
                        "DataCopyParams.blockLen is 0; expected the block length in 32-byte units");
   if (checked) {
@@ -220,6 +243,7 @@ template <class T>
 void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
                  const DataCopyPadExtParams<T>& pad) {
   const bool checked = dst.checked() || src.checked();
+  const detail::PipeScope phase(checked, device::TracePipe::kMte2);
   TESSERA_KERNEL_CHECK(checked, p.blockLen % sizeof(T) == 0, "DataCopyPad",
                        "blockLen " + std::to_string(p.blockLen) + " is not a multiple of the " +
                            std::to_string(sizeof(T)) + "-byte element");
@@ -280,6 +304,7 @@ template <class T>
 void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
                  const DataCopyExtParams& p) {
   const bool checked = dst.checked() || src.checked();
+  const detail::PipeScope phase(checked, device::TracePipe::kMte3);
   TESSERA_KERNEL_CHECK(checked, p.blockLen % sizeof(T) == 0, "DataCopyPad",
                        "blockLen " + std::to_string(p.blockLen) + " is not a multiple of the " +
                            std::to_string(sizeof(T)) + "-byte element");

@@ -18,6 +18,7 @@
 
 #include "tessera/core/float16.h"
 #include "tessera/kernel/check.h"
+#include "tessera/kernel/detail/pipe_phase.h"
 #include "tessera/kernel/detail/vector_dispatch.h"
 #include "tessera/kernel/local_tensor.h"
 #include "tessera/kernel/vector_types.h"
@@ -45,6 +46,7 @@ Scalar ToScalar(T s) {
 template <class T>
 void RunBinary(BinaryOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a,
                const LocalTensor<T>& b, int32_t count) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   if (dst.checked()) {
     CheckCount(dst, count, api, "dst");
     CheckCount(a, count, api, "src0");
@@ -57,6 +59,7 @@ void RunBinary(BinaryOp op, const char* api, const LocalTensor<T>& dst, const Lo
 template <class T>
 void RunScalar(ScalarOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
                T s, int32_t count) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   if (dst.checked()) {
     CheckCount(dst, count, api, "dst");
     CheckCount(src, count, api, "src");
@@ -68,6 +71,7 @@ void RunScalar(ScalarOp op, const char* api, const LocalTensor<T>& dst, const Lo
 template <class T>
 void RunUnary(UnaryOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
               int32_t count) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   if (dst.checked()) {
     CheckCount(dst, count, api, "dst");
     CheckCount(src, count, api, "src");
@@ -102,6 +106,7 @@ template <class T>
 void RunRepeat(BinaryOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a,
                const LocalTensor<T>& b, const uint64_t bits[2], uint8_t repeat,
                const BinaryRepeatParams& p) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   constexpr int kPerRepeat = 256 / sizeof(T);
   if (dst.checked() && repeat > 0) {
     TESSERA_KERNEL_CHECK(true, (bits[0] | bits[1]) != 0, api, "mask selects no element");
@@ -251,6 +256,7 @@ void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, T alpha, in
 // dst[i] = scalar for i < count.
 template <class T>
 void Duplicate(const LocalTensor<T>& dst, T scalar, int32_t count) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   TESSERA_VEC_ANY_TYPE("Duplicate");
   if (dst.checked()) vec::CheckCount(dst, count, "Duplicate", "dst");
   T* p = dst.data();
@@ -344,6 +350,7 @@ void Silu(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
 
 template <class U, class T>
 void Cast(const LocalTensor<U>& dst, const LocalTensor<T>& src, RoundMode mode, uint32_t count) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   constexpr bool kToFloat =
       std::is_same_v<U, float> &&
       (std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || std::is_same_v<T, int32_t>);
@@ -376,6 +383,7 @@ void Cast(const LocalTensor<U>& dst, const LocalTensor<T>& src, RoundMode mode, 
 template <class U, class T>
 void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
              CMPMODE mode, uint32_t count) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   TESSERA_VEC_ANY_TYPE("Compare");
   static_assert(std::is_unsigned_v<U>, "Compare: the mask tensor must hold an unsigned type");
   const uint64_t mask_bytes = (uint64_t{count} + 7) / 8;
@@ -400,6 +408,7 @@ namespace vec {
 template <class T, class U>
 void RunSelect(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const LocalTensor<T>& a,
                const LocalTensor<T>* b, T scalar, SELMODE mode, SELMODE expected, uint32_t count) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   static_assert(std::is_unsigned_v<U>, "Select: the mask tensor must hold an unsigned type");
   if (dst.checked()) {
     TESSERA_KERNEL_CHECK(true, mode == expected, "Select",
@@ -453,6 +462,7 @@ namespace vec {
 template <class T>
 void RunReduce(ReduceOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
                uint32_t rows, uint32_t cols, uint32_t dst_needed, bool index) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   if (dst.checked()) {
     TESSERA_KERNEL_CHECK(
         true, cols >= 1 && cols <= 0x7FFFFFFF, api,
@@ -517,6 +527,7 @@ void ReduceMinRows(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_
 // +-Inf or NaN give NaN. dst may alias src.
 template <class T>
 void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t rows, uint32_t cols) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   TESSERA_VEC_FLOAT_TYPE("SoftMax");
   if (dst.checked()) {
     const uint64_t n = uint64_t{rows} * cols;

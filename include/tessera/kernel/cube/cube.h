@@ -100,6 +100,7 @@ inline constexpr bool kIsBiasTableType = std::is_same_v<T, float> || std::is_sam
 // GM -> L1 (A1/B1/C1), ND -> Nz on the fly (MTE2). dst 32-byte aligned; see Nd2NzParams.
 template <class T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& params) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kMte2);
   detail::CopyNd2Nz(detail::Operand(dst), detail::Operand(src), params);
 }
 
@@ -109,6 +110,7 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2Nz
 template <class T, class U,
           std::enable_if_t<!std::is_same_v<T, U> && detail::kIsBiasTableType<T>, int> = 0>
 void DataCopy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const DataCopyParams& params) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kMte1);
   detail::CopyToBiasTable(detail::Operand(dst), detail::Operand(src), params);
 }
 
@@ -116,6 +118,7 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const DataCo
 // 64-byte units, dst 64-byte aligned) or, for any other destination, the ordinary local copy.
 inline void DataCopy(const LocalTensor<float>& dst, const LocalTensor<float>& src,
                      const DataCopyParams& params) {
+  const detail::PipeScope phase(dst.checked(), detail::LocalCopyPipe(dst.GetPosition()));
   if (dst.GetPosition() == TPosition::C2) {
     detail::CopyToBiasTable(detail::Operand(dst), detail::Operand(src), params);
   } else {
@@ -124,6 +127,7 @@ inline void DataCopy(const LocalTensor<float>& dst, const LocalTensor<float>& sr
 }
 inline void DataCopy(const LocalTensor<int32_t>& dst, const LocalTensor<int32_t>& src,
                      const DataCopyParams& params) {
+  const detail::PipeScope phase(dst.checked(), detail::LocalCopyPipe(dst.GetPosition()));
   if (dst.GetPosition() == TPosition::C2) {
     detail::CopyToBiasTable(detail::Operand(dst), detail::Operand(src), params);
   } else {
@@ -131,6 +135,7 @@ inline void DataCopy(const LocalTensor<int32_t>& dst, const LocalTensor<int32_t>
   }
 }
 inline void DataCopy(const LocalTensor<float>& dst, const LocalTensor<float>& src, uint32_t count) {
+  const detail::PipeScope phase(dst.checked(), detail::LocalCopyPipe(dst.GetPosition()));
   if (dst.GetPosition() == TPosition::C2) {
     detail::CopyToBiasTable(detail::Operand(dst), detail::Operand(src), count);
   } else {
@@ -139,6 +144,7 @@ inline void DataCopy(const LocalTensor<float>& dst, const LocalTensor<float>& sr
 }
 inline void DataCopy(const LocalTensor<int32_t>& dst, const LocalTensor<int32_t>& src,
                      uint32_t count) {
+  const detail::PipeScope phase(dst.checked(), detail::LocalCopyPipe(dst.GetPosition()));
   if (dst.GetPosition() == TPosition::C2) {
     detail::CopyToBiasTable(detail::Operand(dst), detail::Operand(src), count);
   } else {
@@ -151,6 +157,7 @@ inline void DataCopy(const LocalTensor<int32_t>& dst, const LocalTensor<int32_t>
 template <class T>
 void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src,
               const LoadData2DParams& params) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kMte1);
   detail::LoadData2D(detail::Operand(dst), detail::Operand(src), params);
 }
 
@@ -158,6 +165,7 @@ void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 template <class T>
 void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                            const LoadData2dTransposeParams& params) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kMte1);
   detail::LoadData2DTranspose(detail::Operand(dst), detail::Operand(src), params);
 }
 
@@ -178,6 +186,7 @@ void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor
   static_assert(detail::kMmadTypesOk<T, U, S>,
                 "Mmad: supported (C, A, B) are (float, half, half), (float, bfloat16_t, "
                 "bfloat16_t), (float, float, float) and (int32_t, int8_t, int8_t)");
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kM);
   detail::RunCubeMmad(detail::Operand(dst), detail::Operand(fm), detail::Operand(filter), nullptr,
                       params);
 }
@@ -190,6 +199,7 @@ void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor
                 "Mmad: supported (C, A, B) are (float, half, half), (float, bfloat16_t, "
                 "bfloat16_t), (float, float, float) and (int32_t, int8_t, int8_t)");
   static_assert(std::is_same_v<V, T>, "Mmad: the bias has the accumulator type (float or int32_t)");
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kM);
   const detail::CubeOperand b = detail::Operand(bias);
   detail::RunCubeMmad(detail::Operand(dst), detail::Operand(fm), detail::Operand(filter), &b,
                       params);
@@ -213,6 +223,7 @@ template <class T, class U, const FixpipeConfig& config = CFG_ROW_MAJOR>
 void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src,
              const FixpipeParamsV220& params) {
   static_assert(detail::kFixpipeTypesOk<T, U>, "Fixpipe: unsupported (output, L0C) type pair");
+  const detail::PipeScope phase(src.checked(), device::TracePipe::kFix);
   detail::RunFixpipe(detail::Operand(dst), detail::Operand(src), nullptr, params, config.format);
 }
 // The same with per-column quant words (uint64_t, C1) for VDEQF16 / VQF322B8_PRE / VREQ8.
@@ -221,6 +232,7 @@ void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src,
              const LocalTensor<S>& cbufWorkspace, const FixpipeParamsV220& params) {
   static_assert(detail::kFixpipeTypesOk<T, U>, "Fixpipe: unsupported (output, L0C) type pair");
   static_assert(std::is_same_v<S, uint64_t>, "Fixpipe: quant words are uint64_t");
+  const detail::PipeScope phase(src.checked(), device::TracePipe::kFix);
   const detail::CubeOperand q = detail::Operand(cbufWorkspace);
   detail::RunFixpipe(detail::Operand(dst), detail::Operand(src), &q, params, config.format);
 }
@@ -229,6 +241,7 @@ template <class T, class U, const FixpipeConfig& config = CFG_ROW_MAJOR>
 void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src,
              const FixpipeParamsV220& params) {
   static_assert(detail::kFixpipeTypesOk<T, U>, "Fixpipe: unsupported (output, L0C) type pair");
+  const detail::PipeScope phase(src.checked(), device::TracePipe::kFix);
   detail::RunFixpipe(detail::Operand(dst), detail::Operand(src), nullptr, params, config.format);
 }
 template <class T, class U, const FixpipeConfig& config = CFG_ROW_MAJOR, class S = uint64_t>
@@ -236,6 +249,7 @@ void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src,
              const LocalTensor<S>& cbufWorkspace, const FixpipeParamsV220& params) {
   static_assert(detail::kFixpipeTypesOk<T, U>, "Fixpipe: unsupported (output, L0C) type pair");
   static_assert(std::is_same_v<S, uint64_t>, "Fixpipe: quant words are uint64_t");
+  const detail::PipeScope phase(src.checked(), device::TracePipe::kFix);
   const detail::CubeOperand q = detail::Operand(cbufWorkspace);
   detail::RunFixpipe(detail::Operand(dst), detail::Operand(src), &q, params, config.format);
 }
