@@ -1,6 +1,5 @@
 // Run-time selection of the Mmad implementation, and the per-thread scratch of the SIMD paths.
 #include <cstddef>
-#include <cstdlib>
 #include <new>
 #include <span>
 #include <vector>
@@ -64,77 +63,7 @@ class ScratchBuffer {
   size_t capacity_ = 0;
 };
 
-// Regions queued by PrefetchGm for the thread's next Mmad, and the position of the next line.
-struct PrefetchQueue {
-  struct Region {
-    const char* base;
-    uint64_t pitch;
-    uint32_t rows;
-    uint32_t row_bytes;
-  };
-  static constexpr uint32_t kCapacity = 4;
-  Region regions[kCapacity];
-  uint32_t count = 0;
-  uint32_t region = 0;  // next line: region, row, and byte offset of the line inside that row
-  uint32_t row = 0;
-  uint64_t offset = 0;
-};
-
-PrefetchQueue& Queue() {
-  thread_local PrefetchQueue q;
-  return q;
-}
-
-// Lines of one row (it may start anywhere inside a line).
-uint64_t RowLines(const char* row, uint32_t bytes) {
-  const auto first = reinterpret_cast<uintptr_t>(row) / 64;
-  const auto last = (reinterpret_cast<uintptr_t>(row) + bytes - 1) / 64;
-  return last - first + 1;
-}
-
 }  // namespace
-
-void QueueGmPrefetch(const void* base, uint32_t rows, uint32_t row_bytes, uint64_t pitch_bytes) {
-  static const bool off_tmp = std::getenv("TESSERA_PF_OFF") != nullptr;  // TMP A/B
-  if (off_tmp) return;
-  PrefetchQueue& q = Queue();
-  if (rows == 0 || row_bytes == 0 || q.count == PrefetchQueue::kCapacity) return;
-  q.regions[q.count++] = {static_cast<const char*>(base), pitch_bytes, rows, row_bytes};
-}
-
-uint64_t PrefetchLinesQueued() {
-  const PrefetchQueue& q = Queue();
-  uint64_t lines = 0;
-  for (uint32_t i = q.region; i < q.count; ++i) {
-    const PrefetchQueue::Region& r = q.regions[i];
-    lines += uint64_t{r.rows} * RowLines(r.base, r.row_bytes);
-  }
-  return lines;
-}
-
-void PrefetchIssue(uint64_t lines) {
-  PrefetchQueue& q = Queue();
-  while (lines > 0 && q.region < q.count) {
-    const PrefetchQueue::Region& r = q.regions[q.region];
-    const char* row = r.base + q.row * r.pitch;
-    const auto line0 = reinterpret_cast<uintptr_t>(row) & ~uintptr_t{63};
-    const uint64_t row_lines = RowLines(row, r.row_bytes);
-    for (; lines > 0 && q.offset < row_lines * 64; q.offset += 64, --lines)
-      __builtin_prefetch(reinterpret_cast<const char*>(line0 + q.offset), 0, 2);
-    if (q.offset < row_lines * 64) break;
-    q.offset = 0;
-    if (++q.row == r.rows) {
-      q.row = 0;
-      ++q.region;
-    }
-  }
-}
-
-void PrefetchClear() {
-  PrefetchQueue& q = Queue();
-  q.count = q.region = q.row = 0;
-  q.offset = 0;
-}
 
 uint32_t* MmadScratchUnits(int which, size_t units) {
   thread_local ScratchBuffer buffers[2];
@@ -206,10 +135,6 @@ MmadPath MmadDefaultPath(MmadKind kind) {
 
 void RunMmad(const MmadCall& call) {
   RunMmadOn(MmadDefaultPath(call.kind), call);
-  // The SIMD engine issued the hints between its register blocks; whatever is left (or every hint,
-  // on the scalar path) is not for a later Mmad.
-  PrefetchIssue(~uint64_t{0});
-  PrefetchClear();
 }
 
 }  // namespace tessera::kernel::detail

@@ -35,10 +35,4 @@ void TransposeSquare32Avx512(const std::byte* in, std::byte* out, size_t frac2);
 // allocation once warm): which = 0 for A, 1 for B. Valid until the thread's next call.
 uint32_t* MmadScratchUnits(int which, size_t units);
 
-// The calling thread's PrefetchGm hints (mmad_dispatch.cc): the lines still queued; issue the next
-// `lines` of them (prefetch to L2); drop the queue (RunMmad does after each call).
-uint64_t PrefetchLinesQueued();
-void PrefetchIssue(uint64_t lines);
-void PrefetchClear();
-
 }  // namespace tessera::kernel::detail

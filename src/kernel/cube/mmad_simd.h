@@ -175,16 +175,6 @@ void Engine(const EngineArgs& e) {
   static constexpr auto table = MakeTable<C0U, Op>(std::make_integer_sequence<int, kMr>{});
   const size_t mp16 = size_t((e.m + 15) / 16) * 16 * 16;
   const uint32_t total = e.units + (e.odd_tail ? 1 : 0);
-  // PrefetchGm hints go out in equal parts after each register block, so the copy engine's next
-  // source streams in at a rate the FMAs hide.
-  const uint64_t pf_lines = PrefetchLinesQueued();
-  uint64_t pf_step = 0;
-  if (pf_lines != 0) {
-    const uint64_t row_blocks = (e.m / 16) * 2 + (e.m % 16 + kMr - 1) / kMr;
-    const uint64_t calls =
-        uint64_t{(total + kKc - 1) / kKc} * PanelMap((e.n + 15) / 16).panels * row_blocks;
-    pf_step = (pf_lines + calls - 1) / calls;
-  }
   for (uint32_t k0 = 0; k0 < total; k0 += kKc) {
     KernelArgs p{};
     const bool last_k = k0 + kKc >= total;
@@ -208,7 +198,6 @@ void Engine(const EngineArgs& e) {
         p.a = e.a + size_t(row0 / 16) * e.a_strip + size_t(k0) * 16 + size_t(row0 % 16) * C0U;
         p.c = e.c + size_t(col0 / 16) * mp16 + size_t(row0) * 16;
         table.fn[mr - 1][nv - 1](p);
-        if (pf_step != 0) PrefetchIssue(pf_step);
         row0 += mr;
       }
     }

@@ -10,7 +10,10 @@
 // M and N and the K step of L1 -> L0 loads. The constructor takes its buffers from `pipe` (L1:
 // Stages x (A + B), L0A/L0B: Stages each, L0C: one block) and pre-sets the events that mark every
 // slot free; each use waits on its slot's event and sets it again when done; the destructor waits
-// them all (CATLASS's protocol, which checked mode accepts).
+// them all (CATLASS's protocol, which checked mode accepts). Each L1 slot remembers which source
+// tile it holds, and a copy of the same tile into it is skipped: when the whole K fits the stages,
+// consecutive blocks sharing an A band or a B panel copy it once. So A and B must not change in GM
+// while the object lives (true inside one kernel launch, where they are inputs).
 #pragma once
 
 #include <algorithm>
@@ -22,7 +25,6 @@
 #include "tessera/gemm/gemm_coord.h"
 #include "tessera/gemm/policy.h"
 #include "tessera/gemm/tile/tile_copy.h"
-#include "tessera/kernel/cube/gm_prefetch.h"
 #include "tessera/kernel/kernel.h"
 
 namespace tessera::gemm::block {
@@ -161,10 +163,6 @@ class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AT
       ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::MTE2_MTE1>(
           static_cast<int32_t>(slot));
       const uint32_t k_actual = std::min(kL1K, shape.k - kt * kL1K);
-      // The tile copied right after these Mmads: its source streams into the CPU's caches while
-      // they run (the NPU overlaps that copy; a CPU thread would wait for memory).
-      const uint32_t ahead = kStages > 1 ? kt + 2 : kt + 1;
-      if (ahead < k_tiles) PrefetchL1Source(a, lda, b, ldb, shape, ahead);
       for (uint32_t kp = 0; kp < k_actual; kp += kL0K) {
         const uint32_t part = std::min(kL0K, k_actual - kp);
         const auto l0 = static_cast<int32_t>(l0_slot_);
@@ -196,26 +194,6 @@ class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AT
   }
 
  private:
-  // PrefetchGm hints for the GM source of K tile `kt` (what LoadL1 reads).
-  static void PrefetchL1Source(const ::tessera::kernel::GlobalTensor<ElementA>& a, uint64_t lda,
-                               const ::tessera::kernel::GlobalTensor<ElementB>& b, uint64_t ldb,
-                               const GemmCoord& shape, uint32_t kt) {
-    const uint32_t k0 = kt * kL1K;
-    const uint32_t k_actual = std::min(kL1K, shape.k - k0);
-    if (kColumnMajorA && shape.m == 1) {
-      ::tessera::kernel::PrefetchGm(a[k0], 1, k_actual, k_actual);
-    } else if constexpr (kColumnMajorA) {
-      ::tessera::kernel::PrefetchGm(a[uint64_t{k0} * lda], k_actual, shape.m, lda);
-    } else {
-      ::tessera::kernel::PrefetchGm(a[k0], shape.m, k_actual, lda);
-    }
-    if constexpr (kRowMajorB) {
-      ::tessera::kernel::PrefetchGm(b[uint64_t{k0} * ldb], k_actual, shape.n, ldb);
-    } else {
-      ::tessera::kernel::PrefetchGm(b[k0], shape.n, k_actual, ldb);
-    }
-  }
-
   // GM -> L1 slot `slot` of K tile `kt` of A and B.
   void LoadL1(uint32_t slot, const ::tessera::kernel::GlobalTensor<ElementA>& a, uint64_t lda,
               const ::tessera::kernel::GlobalTensor<ElementB>& b, uint64_t ldb,
