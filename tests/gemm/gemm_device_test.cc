@@ -214,6 +214,57 @@ TEST(GemmBasicMatmul, PingpongStages) {
            BasicPingpong<int8_t, RowMajor, RowMajor, int32_t, 1>>(33, 47, 1100, 43);
 }
 
+// K within the L1 stages (float: 2 x 128, half: 2 x 256, int8: 2 x 512): BlockMmad keeps the
+// tiles it copied and skips the copy of an A band or B panel the previous block left in its slot.
+// Consecutive blocks share B along M (swizzle <3, 0>) or A along N (swizzle <1, 1>); tails change
+// the extent of the shared tile.
+template <class T, class LA, class LB, class TC>
+using BasicAlongN = kernel::BasicMatmul<Mmad<T, LA, LB, TC>, block::GemmIdentityBlockSwizzle<1, 1>>;
+template <class T, class TC>
+void RunReuseShapes(uint32_t seed) {
+  const uint32_t kk = DefaultTiles<T>::L1::K;
+  const uint32_t shapes[][3] = {{4097, 7, 31}, {31, 4097, 7},      {260, 300, 2 * kk - 1},
+                                {7, 1, 4097},  {257, 513, kk + 1}, {1, 1000, 1}};
+  for (const auto& s : shapes) {
+    RunBasic<T, RowMajor, RowMajor, TC>(s[0], s[1], s[2], seed);
+    RunBasic<T, ColumnMajor, ColumnMajor, TC>(s[0], s[1], s[2], seed + 1);
+    RunBasic<T, RowMajor, ColumnMajor, TC, BasicAlongN<T, RowMajor, ColumnMajor, TC>>(
+        s[0], s[1], s[2], seed + 2);
+    RunBasic<T, ColumnMajor, RowMajor, TC, BasicAlongN<T, ColumnMajor, RowMajor, TC>>(
+        s[0], s[1], s[2], seed + 3);
+  }
+}
+TEST(GemmBasicMatmul, L1TileReuseWholeKResident) {
+  RunReuseShapes<float, float>(60);
+  RunReuseShapes<half, half>(70);
+  RunReuseShapes<int8_t, int32_t>(80);
+}
+
+// A second launch on the same buffers with new contents of B: the L1 tiles of the first launch are
+// never taken for the second's (the tags live in one block's BlockMmad).
+TEST(GemmBasicMatmul, L1TileReuseNeverCrossesLaunches) {
+  const uint32_t m = 300, n = 40, k = 31;
+  using Op = device::DeviceGemm<Basic<float, RowMajor, RowMajor, float>>;
+  const std::vector<float> a = Random<float>(m * k, 90);
+  DevBuf<float> da(a.size()), db(size_t{k} * n), dc(size_t{m} * n);
+  da.Put(a);
+  Op::Arguments args;
+  args.problem = {m, n, k};
+  args.a = da.p;
+  args.b = db.p;
+  args.d = dc.p;
+  for (uint32_t round = 0; round < 2; ++round) {
+    const std::vector<float> b = Random<float>(size_t{k} * n, 91 + round);
+    db.Put(b);
+    Op op;
+    ASSERT_TRUE(op.initialize(args, nullptr).ok());
+    ASSERT_TRUE(op.run().ok());
+    ASSERT_TRUE(tessera::device::Stream().Synchronize().ok());
+    ExpectMatches(dc.Get(), Reference(a, false, b, false, m, n, k), k,
+                  "round " + std::to_string(round));
+  }
+}
+
 TEST(GemmBasicMatmul, BatchedWithBroadcast) {
   // A [2, 1, M, K] x B [3, K, N] -> C [2, 3, M, N]: A broadcasts over the second batch dim, B over
   // the first.

@@ -48,32 +48,16 @@ void RunMmadAvx512(const MmadCall& call) {
 // 8q..8q+7 in one vector: rows c, c + 1 (64 contiguous bytes) of output fractal q.
 void TransposeSquare32Avx512(const std::byte* in, std::byte* out, size_t frac2) {
   for (int g = 0; g < 2; ++g) {
-    const auto* src = reinterpret_cast<const uint32_t*>(in + g * 512);
-    __m512i z[8];
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i)
-      z[i] = _mm512_loadu_si512(src + 16 * i);
-    __m512i y[4][2];
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; ++p) {
-#pragma GCC unroll 2
-      for (int h = 0; h < 2; ++h) {
-        y[p][h] = _mm512_permutex2var_epi32(z[2 * p], _mm512_load_si512(kTranspose16x8.stage1[h]),
-                                            z[2 * p + 1]);
-      }
-    }
+    __m512i w[2][2][2];
+    Transpose16x8Stages12(reinterpret_cast<const uint32_t*>(in + g * 512), w);
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
 #pragma GCC unroll 2
       for (int s = 0; s < 2; ++s) {
         const int c = 8 * g + 4 * h + 2 * s;
 #pragma GCC unroll 2
-        for (int q = 0; q < 2; ++q) {
-          _mm512_storeu_si512(
-              out + q * frac2 + c * 32,
-              _mm512_permutex2var_epi32(y[2 * q][h], _mm512_load_si512(kTranspose16x8.stage2[s]),
-                                        y[2 * q + 1][h]));
-        }
+        for (int q = 0; q < 2; ++q)
+          _mm512_storeu_si512(out + q * frac2 + c * 32, w[h][s][q]);
       }
     }
   }

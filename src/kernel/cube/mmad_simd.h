@@ -235,6 +235,37 @@ constexpr Transpose16x8Index MakeTranspose16x8Index() {
 }
 inline constexpr Transpose16x8Index kTranspose16x8 = MakeTranspose16x8Index();
 
+// Stages 1 and 2 of the 16 x 8 -> 8 x 16 transpose of a 512-byte fractal of 16 columns x 8 units,
+// each column's units contiguous (vector i holds columns 2i, 2i + 1). Leaves in w[h][s][q] units
+// 4h + 2s and 4h + 2s + 1 of columns 8q..8q+7 (lane (u % 2) * 8 + j % 8). Shared by the B packing
+// (ScatterFractal<8> adds stage 3) and the b32 square transpose of LoadDataWithTranspose.
+inline void Transpose16x8Stages12(const uint32_t* src, __m512i (&w)[2][2][2]) {
+  __m512i z[8];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i)
+    z[i] = _mm512_loadu_si512(src + 16 * i);
+  __m512i y[4][2];
+#pragma GCC unroll 4
+  for (int p = 0; p < 4; ++p) {
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      y[p][h] = _mm512_permutex2var_epi32(z[2 * p], _mm512_load_si512(kTranspose16x8.stage1[h]),
+                                          z[2 * p + 1]);
+    }
+  }
+#pragma GCC unroll 2
+  for (int h = 0; h < 2; ++h) {
+#pragma GCC unroll 2
+    for (int s = 0; s < 2; ++s) {
+#pragma GCC unroll 2
+      for (int q = 0; q < 2; ++q) {
+        w[h][s][q] = _mm512_permutex2var_epi32(
+            y[2 * q][h], _mm512_load_si512(kTranspose16x8.stage2[s]), y[2 * q + 1][h]);
+      }
+    }
+  }
+}
+
 // B packing: one Zn fractal of 16 columns x C0U units, already as 32-bit units with `row` units
 // between columns, goes to packed rows [u0 .. u0 + C0U) of its panel at lane offset `lane`.
 // The fractal is transposed in registers: C0U == 8 (f32, bf16 pairs: 8 vectors) with 24
@@ -243,35 +274,19 @@ inline constexpr Transpose16x8Index kTranspose16x8 = MakeTranspose16x8Index();
 template <int C0U>
 inline void ScatterFractal(const uint32_t* src, uint32_t* panel_row0, uint32_t lane) {
   if constexpr (C0U == 8) {
-    __m512i z[8];
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i)
-      z[i] = _mm512_loadu_si512(src + 16 * i);
-    __m512i y[4][2];
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; ++p) {
-#pragma GCC unroll 2
-      for (int h = 0; h < 2; ++h) {
-        y[p][h] = _mm512_permutex2var_epi32(z[2 * p], _mm512_load_si512(kTranspose16x8.stage1[h]),
-                                            z[2 * p + 1]);
-      }
-    }
+    __m512i w[2][2][2];
+    Transpose16x8Stages12(src, w);
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
 #pragma GCC unroll 2
       for (int s = 0; s < 2; ++s) {
-        __m512i w[2];
-#pragma GCC unroll 2
-        for (int q = 0; q < 2; ++q) {
-          w[q] = _mm512_permutex2var_epi32(y[2 * q][h], _mm512_load_si512(kTranspose16x8.stage2[s]),
-                                           y[2 * q + 1][h]);
-        }
 #pragma GCC unroll 2
         for (int t = 0; t < 2; ++t) {
           const int u0 = 4 * h + 2 * s + t;
           _mm512_storeu_si512(
               panel_row0 + size_t(u0) * kNr + lane,
-              _mm512_permutex2var_epi32(w[0], _mm512_load_si512(kTranspose16x8.stage3[t]), w[1]));
+              _mm512_permutex2var_epi32(w[h][s][0], _mm512_load_si512(kTranspose16x8.stage3[t]),
+                                        w[h][s][1]));
         }
       }
     }

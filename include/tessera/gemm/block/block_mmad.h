@@ -10,7 +10,10 @@
 // M and N and the K step of L1 -> L0 loads. The constructor takes its buffers from `pipe` (L1:
 // Stages x (A + B), L0A/L0B: Stages each, L0C: one block) and pre-sets the events that mark every
 // slot free; each use waits on its slot's event and sets it again when done; the destructor waits
-// them all (CATLASS's protocol, which checked mode accepts).
+// them all (CATLASS's protocol, which checked mode accepts). Each L1 slot remembers which source
+// tile it holds, and a copy of the same tile into it is skipped: when the whole K fits the stages,
+// consecutive blocks sharing an A band or a B panel copy it once. So A and B must not change in GM
+// while the object lives (true inside one kernel launch, where they are inputs).
 #pragma once
 
 #include <algorithm>
@@ -148,6 +151,9 @@ class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AT
                   const ::tessera::kernel::GlobalTensor<ElementC>& c, uint64_t ldc,
                   const GemmCoord& shape) {
     const uint32_t k_tiles = CeilDiv(shape.k, kL1K);
+    // When the whole K fits the stages, K tile kt always goes to slot kt, so a block that shares
+    // its A band or B panel with the previous one finds those tiles in place (LoadL1 skips them).
+    if (k_tiles <= kStages) l1_slot_ = 0;
     uint32_t slot = l1_slot_;
     LoadL1(slot, a, lda, b, ldb, shape, 0);
     ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::FIX_M>(0);
@@ -196,21 +202,44 @@ class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AT
     const uint32_t k_actual = std::min(kL1K, shape.k - k0);
     const auto id = static_cast<int32_t>(slot);
     ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::MTE1_MTE2>(id);
-    if (kColumnMajorA && shape.m == 1) {
-      // Precondition (DeviceGemm checks it): lda == 1, so the column is contiguous.
-      tile::CopyGmToL1<ElementA, false>::Run(l1a_[slot], a[k0], 1, k_actual, k_actual, true);
-    } else if constexpr (kColumnMajorA) {
-      CopyA::Run(l1a_[slot], a[uint64_t{k0} * lda], k_actual, shape.m, lda);
-    } else {
-      CopyA::Run(l1a_[slot], a[k0], shape.m, k_actual, lda, shape.m == 1);
+    // A and B are read-only during a launch and only this object writes its L1 slots, so a slot
+    // whose tag names the same source tile already holds exactly what the copy would write.
+    const bool gemv = kColumnMajorA && shape.m == 1;
+    const uint64_t a_at = gemv || !kColumnMajorA ? k0 : uint64_t{k0} * lda;
+    const TileTag a_tag{a[a_at].GetPhyAddr(), lda, shape.m, k_actual};
+    if (!(a_tag_[slot] == a_tag)) {
+      if (gemv) {
+        // Precondition (DeviceGemm checks it): lda == 1, so the column is contiguous.
+        tile::CopyGmToL1<ElementA, false>::Run(l1a_[slot], a[k0], 1, k_actual, k_actual, true);
+      } else if constexpr (kColumnMajorA) {
+        CopyA::Run(l1a_[slot], a[a_at], k_actual, shape.m, lda);
+      } else {
+        CopyA::Run(l1a_[slot], a[a_at], shape.m, k_actual, lda, shape.m == 1);
+      }
+      a_tag_[slot] = a_tag;
     }
-    if constexpr (kRowMajorB) {
-      CopyB::Run(l1b_[slot], b[uint64_t{k0} * ldb], k_actual, shape.n, ldb);
-    } else {
-      CopyB::Run(l1b_[slot], b[k0], shape.n, k_actual, ldb);
+    const uint64_t b_at = kRowMajorB ? uint64_t{k0} * ldb : k0;
+    const TileTag b_tag{b[b_at].GetPhyAddr(), ldb, shape.n, k_actual};
+    if (!(b_tag_[slot] == b_tag)) {
+      if constexpr (kRowMajorB) {
+        CopyB::Run(l1b_[slot], b[b_at], k_actual, shape.n, ldb);
+      } else {
+        CopyB::Run(l1b_[slot], b[b_at], shape.n, k_actual, ldb);
+      }
+      b_tag_[slot] = b_tag;
     }
     ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::MTE2_MTE1>(id);
   }
+
+  // Which source tile an L1 slot holds: its first element, row pitch, and extent (the block's
+  // M or N and the K tile's depth); empty (never equal to a real tile) until the first copy.
+  struct TileTag {
+    const void* src = nullptr;
+    uint64_t ld = 0;
+    uint32_t mn = 0;
+    uint32_t k = 0;
+    bool operator==(const TileTag&) const = default;
+  };
 
   ::tessera::kernel::TBuf<::tessera::kernel::TPosition::A1> l1a_buf_[kStages];
   ::tessera::kernel::TBuf<::tessera::kernel::TPosition::B1> l1b_buf_[kStages];
@@ -222,6 +251,8 @@ class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AT
   ::tessera::kernel::LocalTensor<ElementA> l0a_[kL0Stages];
   ::tessera::kernel::LocalTensor<ElementB> l0b_[kL0Stages];
   ::tessera::kernel::LocalTensor<ElementAccumulator> l0c_;
+  TileTag a_tag_[kStages];
+  TileTag b_tag_[kStages];
   uint32_t l1_slot_ = 0;
   uint32_t l0_slot_ = 0;
 };
