@@ -25,6 +25,7 @@
 #include "tessera/core/float16.h"
 #include "tessera/device/block.h"
 #include "tessera/device/gm_access.h"
+#include "tessera/kernel/detail/pipe_phase.h"
 #include "tessera/kernel/vector_types.h"
 #endif
 
@@ -189,8 +190,8 @@ struct StreamSink {
 
 class Engine {
  public:
-  Engine(const BlockParams& p, std::byte* ub, size_t ub_bytes, std::byte* spill_gm)
-      : p_(p), prog_(p.program), tile_(p.tile_elems) {
+  Engine(const BlockParams& p, std::byte* ub, size_t ub_bytes, std::byte* spill_gm, bool checked)
+      : p_(p), prog_(p.program), tile_(p.tile_elems), checked_(checked) {
     const size_t reg_bytes = size_t{tile_} * 4;
     std::byte* cursor = ub;
     regs_.assign(prog_.num_regs, nullptr);
@@ -866,6 +867,9 @@ class Engine {
     const size_t n = Rounded(len);
     for (uint32_t k = pass.first; k < pass.first + pass.count; ++k) {
       const Instr& in = prog_.instrs[k];
+      // Checked-mode traces show the engine's loads, stores and compute as the pipes an Ascend C
+      // kernel would use for them.
+      const kernel::detail::PipeScope phase(checked_, PipeOf(in.op));
       switch (in.op) {
         case OpCode::kLoad:
           Load(in, r, c, len);
@@ -938,9 +942,16 @@ class Engine {
     }
   }
 
+  static device::TracePipe PipeOf(OpCode op) {
+    if (op == OpCode::kLoad) return device::TracePipe::kMte2;
+    if (op == OpCode::kStore) return device::TracePipe::kMte3;
+    return device::TracePipe::kV;
+  }
+
   const BlockParams& p_;
   const tile::ProgramView& prog_;
   const uint32_t tile_;
+  const bool checked_;
   std::vector<const void*> regs_;  // current value of each register (scratch or global memory)
   std::vector<void*> scratch_;     // each register's own micro-tile in UB
   std::vector<uint8_t> uniform_;   // register holds one value in every lane
@@ -964,7 +975,7 @@ void RunBlockImpl(const BlockParams& p, int64_t begin, int64_t count) {
       reinterpret_cast<std::byte*>((reinterpret_cast<uintptr_t>(ctx->ub) + 63) & ~uintptr_t{63});
   const size_t ub_bytes = ctx->ub_bytes - static_cast<size_t>(ub - ctx->ub);
   auto* gm = static_cast<std::byte*>(p.workspace) + p.workspace_bytes_per_core * ctx->block_idx;
-  Engine engine(p, ub, ub_bytes, gm);
+  Engine engine(p, ub, ub_bytes, gm, ctx->checked);
   engine.Run(begin, count);
 }
 
