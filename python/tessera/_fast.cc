@@ -225,10 +225,14 @@ PyObject* OpRun(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (st == TSR_SUCCESS) {
     tsrOpExecutor* executor = e.executor;
     const uint64_t bytes = e.workspace;
-    Py_BEGIN_ALLOW_THREADS;
+    // Enqueued with the GIL held: another Python thread with the same signature re-points this
+    // executor, so the addresses must be copied into the launch first. Only the wait releases it.
     st = tsrOpExecute(ws, bytes, executor, nullptr);
-    if (st == TSR_SUCCESS) st = tsrSynchronizeStream(nullptr);
-    Py_END_ALLOW_THREADS;
+    if (st == TSR_SUCCESS) {
+      Py_BEGIN_ALLOW_THREADS;
+      st = tsrSynchronizeStream(nullptr);
+      Py_END_ALLOW_THREADS;
+    }
   }
   return PyLong_FromLong(st);
 }

@@ -752,7 +752,11 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
           }
           return built;
         });
-    if (guessed_wrong && attempt == 0) continue;
+    // A call that waited on another thread's build shares its verdict: retry when that build
+    // learnt the names (its failure says "call again").
+    const bool learnt = !got.ok() && !call.attrs.empty() &&
+                        rt.RunTimeNames(call.op_type, call.package_dir) != names;
+    if ((guessed_wrong || learnt) && attempt == 0) continue;
     TESSERA_ASSIGN_OR_RETURN(plan, std::move(got));
     break;
   }

@@ -81,6 +81,7 @@ class LruCache {
   Result<Value> GetOrBuild(const std::string& key, const Builder& build, bool* hit = nullptr) {
     std::shared_future<Result<Value>> pending;
     std::optional<std::promise<Result<Value>>> promise;  // only on a miss: hits allocate nothing
+    std::string owned;                                   // the key, copied on a miss
     {
       std::unique_lock<std::mutex> lock(mu_);
       if (auto it = index_.find(key); it != index_.end()) {
@@ -94,9 +95,12 @@ class LruCache {
         ++stats_.hits;
       } else {
         ++stats_.misses;
+        // `key` may live in a per-thread buffer that a nested call (a tiling function calling the
+        // C API) rebuilds during build(): the miss path keeps its own copy.
+        owned = key;
         if (capacity_ > 0) {
           promise.emplace();
-          building_.emplace(key, promise->get_future().share());
+          building_.emplace(owned, promise->get_future().share());
         }
       }
     }
@@ -116,10 +120,10 @@ class LruCache {
     if (capacity_ == 0) return result;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      building_.erase(key);
+      building_.erase(owned);
       if (result.ok()) {
-        order_.emplace_front(key, *result);
-        index_[key] = order_.begin();
+        order_.emplace_front(owned, *result);
+        index_[owned] = order_.begin();
         while (order_.size() > capacity_) {
           index_.erase(order_.back().first);
           order_.pop_back();
