@@ -21,6 +21,7 @@
 #include <cassert>  // kernels call assert() without including it, as the vendor header allows
 #include <cstdint>
 
+#include "tessera/compat/kernel/adv_api.h"
 #include "tessera/compat/kernel/basic.h"
 #include "tessera/compat/kernel/tiling.h"
 #include "tessera/core/float16.h"
