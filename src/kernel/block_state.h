@@ -7,7 +7,9 @@
 
 #include "tessera/device/block.h"
 #include "tessera/kernel/data_copy.h"
+#include "tessera/kernel/pipe.h"
 #include "tessera/kernel/sync.h"
+#include "tessera/kernel/vector_mask.h"
 
 namespace tessera::kernel::detail {
 
@@ -32,6 +34,15 @@ struct KernelBlockState {
   // SetPadValue's value (low bytes), for DataCopyPad with isPad = false; unset until called.
   uint64_t pad_bits = 0;
   bool pad_set = false;
+  // The vector mask register (SetMaskCount / SetMaskNorm / SetVectorMask / ResetMask) and the
+  // compare mask register (Compare's mask form, GetCmpMask / SetCmpMask).
+  VectorMaskState mask;
+  ReduceSpr reduce_spr;
+  uint64_t cmp_mask[2] = {};
+  // The TPipe constructed last and still alive (GetTPipePtr), and the event ids AllocEventID
+  // handed out per event (bit i = id i).
+  TPipe* pipe = nullptr;
+  uint8_t event_ids_taken[static_cast<int>(HardEvent::kCount)] = {};
 };
 
 // The running block's state, created on first use. Fails (throws) outside a kernel.

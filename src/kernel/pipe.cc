@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "block_state.h"
+#include "tessera/kernel/vector_compare.h"
 
 namespace tessera::kernel {
 namespace detail {
@@ -267,6 +268,8 @@ TPipe::TPipe() {
   for (int m = 0; m < static_cast<int>(detail::Memory::kCount); ++m)
     start_[m] = state.used[m];
   checked_ = CheckedLaunch();
+  previous_ = state.pipe;
+  state.pipe = this;
 }
 
 TPipe::~TPipe() {
@@ -281,6 +284,101 @@ void TPipe::Destroy() {
   auto* state = static_cast<detail::KernelBlockState*>(ctx->layer_state);
   for (int m = 0; m < static_cast<int>(detail::Memory::kCount); ++m)
     state->used[m] = start_[m];
+  if (state->pipe == this) state->pipe = previous_;
+}
+
+TEventID TPipe::FetchEventID(HardEvent event) {
+  if (event >= HardEvent::MAX) KernelFail("TPipe::FetchEventID", "HardEvent::MAX is not an event");
+  const uint8_t taken = detail::State("TPipe::FetchEventID").event_ids_taken[int(event)];
+  for (int id = 0; id < kMaxEventId; ++id) {
+    if ((taken >> id & 1) == 0) return static_cast<TEventID>(id);
+  }
+  KernelFail("TPipe::FetchEventID", std::string("every event id of HardEvent::") +
+                                        HardEventName(event) + " is taken by AllocEventID");
+}
+
+TEventID TPipe::AllocEventID(HardEvent event) {
+  const TEventID id = FetchEventID(event);
+  detail::State("TPipe::AllocEventID").event_ids_taken[int(event)] |= uint8_t(1u << id);
+  return id;
+}
+
+void TPipe::ReleaseEventID(HardEvent event, TEventID id) {
+  if (event >= HardEvent::MAX || id < 0 || id >= kMaxEventId) {
+    KernelFail("TPipe::ReleaseEventID", "event id " + std::to_string(int(id)) + " is outside 0.." +
+                                            std::to_string(kMaxEventId - 1));
+  }
+  uint8_t& taken = detail::State("TPipe::ReleaseEventID").event_ids_taken[int(event)];
+  if ((taken >> id & 1) == 0) {
+    KernelFail("TPipe::ReleaseEventID", "event id " + std::to_string(int(id)) +
+                                            " of HardEvent::" + HardEventName(event) +
+                                            " was not taken by AllocEventID");
+  }
+  taken = uint8_t(taken & ~(1u << id));
+}
+
+TPipe* GetTPipePtr() {
+  TPipe* pipe = detail::State("GetTPipePtr").pipe;
+  if (pipe == nullptr) KernelFail("GetTPipePtr", "no TPipe is alive in this block");
+  return pipe;
+}
+
+namespace detail {
+
+// Outside a kernel (host-side tests of the instructions) the calling thread has the registers.
+VectorMaskState& MaskRegister() {
+  static thread_local VectorMaskState host;
+  if (device::CurrentBlock() == nullptr) return host;
+  return State("SetVectorMask").mask;
+}
+
+ReduceSpr& ReduceRegister() {
+  static thread_local ReduceSpr host;
+  if (device::CurrentBlock() == nullptr) return host;
+  return State("GetReduceRepeatSumSpr").reduce_spr;
+}
+
+uint64_t* CmpMaskRegister() {
+  static thread_local uint64_t host[2] = {};
+  if (device::CurrentBlock() == nullptr) return host;
+  return State("GetCmpMask").cmp_mask;
+}
+
+void* PositionAddress(TPosition pos, uint64_t addr, uint64_t bytes) {
+  const device::BlockContext* ctx = device::CurrentBlock();
+  if (ctx == nullptr) KernelFail("LocalTensor", "constructed outside a kernel");
+  if (pos == TPosition::GM || pos == TPosition::CO2) {
+    KernelFail("LocalTensor",
+               std::string("position ") + TPositionName(pos) + " is not an on-chip memory");
+  }
+  const Memory m = MemoryOf(pos);
+  std::byte* base = nullptr;
+  size_t capacity = 0;
+  Arena(*ctx, m, &base, &capacity);
+  if (base == nullptr || addr % 32 != 0 || addr + bytes > capacity) {
+    KernelFail("LocalTensor",
+               std::string(TPositionName(pos)) + " tensor at byte " + std::to_string(addr) +
+                   " of " + std::to_string(bytes) + " bytes " +
+                   (base == nullptr  ? std::string("on a core without ") + MemoryName(m)
+                    : addr % 32 != 0 ? "is not 32-byte aligned"
+                                     : "exceeds the " + std::to_string(capacity) + " bytes of " +
+                                           MemoryName(m)));
+  }
+  return base + addr;
+}
+
+}  // namespace detail
+
+void SetMaskCount() {
+  detail::MaskRegister().counter = true;
+}
+void SetMaskNorm() {
+  detail::MaskRegister().counter = false;
+}
+void ResetMask() {
+  detail::VectorMaskState& m = detail::MaskRegister();
+  m.bits[0] = ~uint64_t{0};
+  m.bits[1] = ~uint64_t{0};
 }
 
 uint64_t TPipe::FreeBytes() const {

@@ -8,6 +8,7 @@
 
 #include <bit>  // for files that reach std::bit_cast through this header (C++20 builds)
 #include <cstdint>
+#include <type_traits>
 
 namespace tessera {
 
@@ -76,7 +77,14 @@ struct half {
   uint16_t bits = 0;
 
   constexpr half() = default;
-  constexpr explicit half(float value) : bits(FloatToHalfBits(value)) {}
+  // Floating values convert implicitly, as the NPU's half does (`half alpha = 0.01;`), rounded
+  // to nearest even (a double goes through float first).
+  template <class F, std::enable_if_t<std::is_floating_point_v<F>, int> = 0>
+  constexpr half(F value) : bits(FloatToHalfBits(static_cast<float>(value))) {}  // NOLINT
+  // Integers convert implicitly, as the NPU's half does (so `DataCopyPadExtParams<half> p =
+  // {false, 0, 0, 0}` compiles): through float, exact below 2^24, then rounded once.
+  template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  constexpr half(I value) : bits(FloatToHalfBits(static_cast<float>(value))) {}  // NOLINT
   static constexpr half FromBits(uint16_t raw) {
     half h;
     h.bits = raw;
@@ -90,7 +98,12 @@ struct bfloat16 {
   uint16_t bits = 0;
 
   constexpr bfloat16() = default;
-  constexpr explicit bfloat16(float value) : bits(FloatToBfloat16Bits(value)) {}
+  // Floating values convert implicitly, as half's do.
+  template <class F, std::enable_if_t<std::is_floating_point_v<F>, int> = 0>
+  constexpr bfloat16(F value) : bits(FloatToBfloat16Bits(static_cast<float>(value))) {}  // NOLINT
+  // Integers convert implicitly, as half's do (exact below 2^24).
+  template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  constexpr bfloat16(I value) : bits(FloatToBfloat16Bits(static_cast<float>(value))) {}  // NOLINT
   static constexpr bfloat16 FromBits(uint16_t raw) {
     bfloat16 b;
     b.bits = raw;

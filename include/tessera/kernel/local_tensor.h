@@ -49,6 +49,9 @@ void ShadowPropagateCast(const void* dst, uint32_t dst_size, const void* src, ui
 // view the instruction was given (for the offset), `elem` its element size.
 void ShadowCheckRead(const void* p, uint64_t bytes, const void* tensor, uint32_t elem,
                      TPosition pos, const char* api, const char* role);
+// The running block's address `addr` bytes into the memory of `pos`; fails the block unless
+// [addr, addr + bytes) lies in it and addr is 32-byte aligned.
+void* PositionAddress(TPosition pos, uint64_t addr, uint64_t bytes);
 }  // namespace detail
 
 template <class T>
@@ -68,7 +71,19 @@ class LocalTensor {
         generation_(generation),
         seen_(seen) {}
 
+  // A tensor of `tileSize` elements at byte `addr` of the memory `pos` lives in (the static
+  // addressing of Ascend C's `LocalTensor<T>(TPosition::VECIN, addr, size)`); nothing else
+  // tracks that memory, so do not mix it with TPipe buffers at the same addresses.
+  LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize)
+      : data_(static_cast<T*>(detail::PositionAddress(pos, addr, uint64_t{tileSize} * sizeof(T)))),
+        size_(tileSize),
+        pos_(pos),
+        checked_(CheckedLaunch()) {}
+
   uint32_t GetSize() const { return size_; }
+  // Resizes the view to `size` elements (Ascend C's SetSize); the caller keeps it inside the
+  // buffer, which the view cannot see.
+  void SetSize(uint32_t size) { size_ = size; }
   uint32_t GetLength() const { return size_ * static_cast<uint32_t>(sizeof(T)); }  // bytes
   TPosition GetPosition() const { return pos_; }
   T* GetPhyAddr() const { return data_; }

@@ -26,6 +26,7 @@
 
 #include "tessera/kernel/check.h"
 #include "tessera/kernel/local_tensor.h"
+#include "tessera/kernel/sync.h"
 
 namespace tessera::kernel {
 
@@ -176,6 +177,25 @@ class TPipe {
 
   // Bytes of UB still free for this core.
   uint64_t FreeBytes() const;
+
+  // Event ids for SetFlag / WaitFlag pairs. AllocEventID reserves the lowest id of `event` not
+  // reserved (failing the block when all 8 are); ReleaseEventID returns it. FetchEventID names
+  // the lowest unreserved id without reserving it (for a pair used at once).
+  template <HardEvent event>
+  TEventID AllocEventID() {
+    return AllocEventID(event);
+  }
+  template <HardEvent event>
+  void ReleaseEventID(TEventID id) {
+    ReleaseEventID(event, id);
+  }
+  template <HardEvent event>
+  TEventID FetchEventID() {
+    return FetchEventID(event);
+  }
+  TEventID FetchEventID(HardEvent event);
+  TEventID AllocEventID(HardEvent event);
+  void ReleaseEventID(HardEvent event, TEventID id);
   void Destroy();
 
  private:
@@ -186,7 +206,12 @@ class TPipe {
   uint64_t start_[7] = {};  // per on-chip memory (UB, L1, L0A, L0B, L0C, BT, FB): our first byte
   bool checked_ = false;
   bool alive_ = true;
+  TPipe* previous_ = nullptr;  // the pipe GetTPipePtr returned before this one
 };
+
+// The running block's TPipe: the one constructed last and not yet destroyed (fails the block
+// when there is none).
+TPipe* GetTPipePtr();
 
 // The on-chip memories, as Ascend C's LocalMemAllocator names them.
 enum class Hardware : uint8_t { GM, UB, L1, L0A, L0B, L0C, BIAS, FIXBUF, MAX };

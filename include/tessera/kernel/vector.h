@@ -11,14 +11,17 @@
 // the values. In fast mode that costs one predictable branch on dst.checked() per call.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
 #include "tessera/core/float16.h"
 #include "tessera/kernel/check.h"
 #include "tessera/kernel/detail/pipe_phase.h"
+#include "tessera/kernel/detail/repeat_walk.h"
 #include "tessera/kernel/detail/vector_dispatch.h"
 #include "tessera/kernel/local_tensor.h"
 #include "tessera/kernel/vector_types.h"
@@ -81,16 +84,9 @@ void RunUnary(UnaryOp op, const char* api, const LocalTensor<T>& dst, const Loca
 }
 
 // Checked mode: the elements one operand of a mask + repeat instruction touches lie inside it.
-// The farthest element is the highest mask bit in the last repeat (strides are unsigned).
 template <class T>
-void CheckRepeatExtent(const LocalTensor<T>& t, const uint64_t bits[2], uint8_t repeat,
-                       uint8_t blk_stride, uint8_t rep_stride, const char* api, const char* role) {
-  constexpr uint64_t kPerBlock = 32 / sizeof(T);
-  const uint64_t top = bits[1] != 0
-                           ? 127 - __builtin_clzll(bits[1])
-                           : (bits[0] != 0 ? 63 - __builtin_clzll(bits[0]) : uint64_t{0} - 1);
-  const uint64_t end = uint64_t{repeat - 1u} * rep_stride * kPerBlock +
-                       top / kPerBlock * blk_stride * kPerBlock + top % kPerBlock + 1;
+void CheckRepeatExtent(const LocalTensor<T>& t, uint64_t end, uint64_t repeat, uint64_t blk_stride,
+                       uint64_t rep_stride, const char* api, const char* role) {
   TESSERA_KERNEL_CHECK(true, end <= t.GetSize() && t.Live(), api,
                        std::string(role) + ": mask + repeat (repeatTimes " +
                            std::to_string(repeat) + ", repStride " + std::to_string(rep_stride) +
@@ -102,42 +98,50 @@ void CheckRepeatExtent(const LocalTensor<T>& t, const uint64_t bits[2], uint8_t 
   if (role[0] == 'd') detail::ShadowWritten(t.data(), end * sizeof(T));
 }
 
+// The mask + repeat form: `mask_bits` (a bit per element) or, when null, the first `mask_len`
+// elements of each repeat; COUNTER mode and isSetMask = false as in vector_mask.h.
 template <class T>
-void RunRepeat(BinaryOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a,
-               const LocalTensor<T>& b, const uint64_t bits[2], uint8_t repeat,
-               const BinaryRepeatParams& p) {
+void RunRepeat(BinaryOp op, const char* api, bool is_set_mask, const LocalTensor<T>& dst,
+               const LocalTensor<T>& a, const LocalTensor<T>& b, uint64_t mask_len,
+               const uint64_t* mask_bits, uint8_t repeat, const BinaryRepeatParams& p) {
   const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
-  constexpr int kPerRepeat = 256 / sizeof(T);
-  if (dst.checked() && repeat > 0) {
-    TESSERA_KERNEL_CHECK(true, (bits[0] | bits[1]) != 0, api, "mask selects no element");
-    TESSERA_KERNEL_CHECK(true, kPerRepeat > 64 || bits[1] == 0, api,
-                         "mask[1] must be 0 for " + std::to_string(sizeof(T) * 8) +
-                             "-bit types (a repeat holds " + std::to_string(kPerRepeat) +
-                             " elements)");
-    CheckRepeatExtent(dst, bits, repeat, p.dstBlkStride, p.dstRepStride, api, "dst");
-    CheckRepeatExtent(a, bits, repeat, p.src0BlkStride, p.src0RepStride, api, "src0");
-    CheckRepeatExtent(b, bits, repeat, p.src1BlkStride, p.src1RepStride, api, "src1");
+  const detail::RepeatSelection sel = detail::ResolveRepeats(sizeof(T), is_set_mask, mask_len,
+                                                             mask_bits, repeat, dst.checked(), api);
+  const detail::RepeatStride stride[3] = {{p.dstBlkStride, p.dstRepStride},
+                                          {p.src0BlkStride, p.src0RepStride},
+                                          {p.src1BlkStride, p.src1RepStride}};
+  if (dst.checked() && sel.repeats > 0) {
+    CheckRepeatExtent(dst, detail::RepeatExtent(sizeof(T), sel, stride, 0), sel.repeats,
+                      p.dstBlkStride, p.dstRepStride, api, "dst");
+    CheckRepeatExtent(a, detail::RepeatExtent(sizeof(T), sel, stride, 1), sel.repeats,
+                      p.src0BlkStride, p.src0RepStride, api, "src0");
+    CheckRepeatExtent(b, detail::RepeatExtent(sizeof(T), sel, stride, 2), sel.repeats,
+                      p.src1BlkStride, p.src1RepStride, api, "src1");
   }
-  if (repeat > 0) BinaryRepeat(op, DTypeOf<T>(), dst.data(), a.data(), b.data(), bits, repeat, p);
+  detail::WalkRuns(sizeof(T), sel, stride, [&](const uint64_t* off, uint64_t len) {
+    Binary(op, DTypeOf<T>(), dst.data() + off[0], a.data() + off[1], b.data() + off[2], len);
+  });
 }
 
-// Continuous mask: the first `mask` elements of every repeat.
-template <class T>
-void RunRepeatCount(BinaryOp op, const char* api, const LocalTensor<T>& dst,
-                    const LocalTensor<T>& a, const LocalTensor<T>& b, uint64_t mask, uint8_t repeat,
-                    const BinaryRepeatParams& p) {
-  constexpr uint64_t kPerRepeat = 256 / sizeof(T);
-  TESSERA_KERNEL_CHECK(dst.checked(), mask >= 1 && mask <= kPerRepeat, api,
-                       "mask " + std::to_string(mask) + " is outside [1, " +
-                           std::to_string(kPerRepeat) + "] for " + std::to_string(sizeof(T) * 8) +
-                           "-bit elements");
-  if (mask == 0) return;
-  if (mask > kPerRepeat) mask = kPerRepeat;
-  const uint64_t bits[2] = {mask >= 64 ? ~uint64_t{0} : (uint64_t{1} << mask) - 1,
-                            mask >= 128 ? ~uint64_t{0}
-                            : mask > 64 ? (uint64_t{1} << (mask - 64)) - 1
-                                        : 0};
-  RunRepeat(op, api, dst, a, b, bits, repeat, p);
+// The mask + repeat form of the tensor-scalar and unary instructions (UnaryRepeatParams).
+template <class T, class Kernel>
+void RunUnaryRepeat(const char* api, bool is_set_mask, const LocalTensor<T>& dst,
+                    const LocalTensor<T>& src, uint64_t mask_len, const uint64_t* mask_bits,
+                    uint8_t repeat, const UnaryRepeatParams& p, const Kernel& kernel) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
+  const detail::RepeatSelection sel = detail::ResolveRepeats(sizeof(T), is_set_mask, mask_len,
+                                                             mask_bits, repeat, dst.checked(), api);
+  const detail::RepeatStride stride[2] = {{p.dstBlkStride, p.dstRepStride},
+                                          {p.srcBlkStride, p.srcRepStride}};
+  if (dst.checked() && sel.repeats > 0) {
+    CheckRepeatExtent(dst, detail::RepeatExtent(sizeof(T), sel, stride, 0), sel.repeats,
+                      p.dstBlkStride, p.dstRepStride, api, "dst");
+    CheckRepeatExtent(src, detail::RepeatExtent(sizeof(T), sel, stride, 1), sel.repeats,
+                      p.srcBlkStride, p.srcRepStride, api, "src");
+  }
+  detail::WalkRuns(sizeof(T), sel, stride, [&](const uint64_t* off, uint64_t len) {
+    kernel(dst.data() + off[0], src.data() + off[1], len);
+  });
 }
 
 }  // namespace vec
@@ -194,26 +198,45 @@ void Min(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTenso
 }
 
 // ---------------------------------------------------------------------------------------------
+// Fused: dst[i] = max(src0[i] + src1[i], 0) / max(src0[i] - src1[i], 0), the sum rounded once
+// then clamped (NaN stays NaN). float, half, bfloat16.
+template <class T>
+void AddRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+             int32_t count) {
+  TESSERA_VEC_FLOAT_TYPE("AddRelu");
+  vec::RunBinary(vec::BinaryOp::kAddRelu, "AddRelu", dst, src0, src1, count);
+}
+template <class T>
+void SubRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+             int32_t count) {
+  TESSERA_VEC_FLOAT_TYPE("SubRelu");
+  vec::RunBinary(vec::BinaryOp::kSubRelu, "SubRelu", dst, src0, src1, count);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Binary, mask + repeat form. Per repeat r, block k (0..7) of 32 bytes, element j of the block:
 //   dst[(r * dstRepStride + k * dstBlkStride) * E + j] = src0[...] op src1[...]   (E = 32/sizeof T)
 // for the elements the mask selects: `mask` = the first `mask` elements of each repeat
 // (1..256/sizeof(T)), or `mask[2]` = a bit per element (bit e of mask[e / 64]; mask[1] must be 0
-// for 32-bit types). Unselected elements of dst keep their values. isSetMask is accepted for
-// source compatibility and has no effect.
+// for 32-bit types). Unselected elements of dst keep their values. isSetMask = false takes the
+// mask register instead of `mask` (pass MASK_PLACEHOLDER); in COUNTER mode `mask` (or the
+// register) is the element count of the whole instruction and repeatTimes is ignored
+// (vector_mask.h).
 
 #define TESSERA_VEC_REPEAT_OP(Name, Op, Check)                                                     \
   template <class T, bool isSetMask = true>                                                        \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,     \
             uint64_t mask, uint8_t repeatTimes, const BinaryRepeatParams& repeatParams) {          \
     Check(#Name);                                                                                  \
-    vec::RunRepeatCount(vec::BinaryOp::Op, #Name, dst, src0, src1, mask, repeatTimes,              \
-                        repeatParams);                                                             \
+    vec::RunRepeat(vec::BinaryOp::Op, #Name, isSetMask, dst, src0, src1, mask, nullptr,            \
+                   repeatTimes, repeatParams);                                                     \
   }                                                                                                \
   template <class T, bool isSetMask = true>                                                        \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,     \
             const uint64_t mask[2], uint8_t repeatTimes, const BinaryRepeatParams& repeatParams) { \
     Check(#Name);                                                                                  \
-    vec::RunRepeat(vec::BinaryOp::Op, #Name, dst, src0, src1, mask, repeatTimes, repeatParams);    \
+    vec::RunRepeat(vec::BinaryOp::Op, #Name, isSetMask, dst, src0, src1, 0, mask, repeatTimes,     \
+                   repeatParams);                                                                  \
   }
 
 TESSERA_VEC_REPEAT_OP(Add, kAdd, TESSERA_VEC_ANY_TYPE)
@@ -222,6 +245,8 @@ TESSERA_VEC_REPEAT_OP(Mul, kMul, TESSERA_VEC_ANY_TYPE)
 TESSERA_VEC_REPEAT_OP(Div, kDiv, TESSERA_VEC_FLOAT_TYPE)
 TESSERA_VEC_REPEAT_OP(Max, kMax, TESSERA_VEC_ANY_TYPE)
 TESSERA_VEC_REPEAT_OP(Min, kMin, TESSERA_VEC_ANY_TYPE)
+TESSERA_VEC_REPEAT_OP(AddRelu, kAddRelu, TESSERA_VEC_FLOAT_TYPE)
+TESSERA_VEC_REPEAT_OP(SubRelu, kSubRelu, TESSERA_VEC_FLOAT_TYPE)
 #undef TESSERA_VEC_REPEAT_OP
 
 // ---------------------------------------------------------------------------------------------
@@ -253,11 +278,62 @@ void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, T alpha, in
   TESSERA_VEC_FLOAT_TYPE("LeakyRelu");
   vec::RunScalar(vec::ScalarOp::kLeakyRelu, "LeakyRelu", dst, src, alpha, count);
 }
-// dst[i] = scalar for i < count.
+// Mask + repeat forms of the tensor-scalar instructions: the addressing of the binary forms with
+// UnaryRepeatParams{dstBlkStride, srcBlkStride, dstRepStride, srcRepStride}.
+#define TESSERA_VEC_SCALAR_REPEAT(Name, Op, Check)                                               \
+  template <class T, bool isSetMask = true>                                                      \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, T scalarValue, uint64_t mask,  \
+            uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {                         \
+    Check(#Name);                                                                                \
+    vec::RunUnaryRepeat(#Name, isSetMask, dst, src, mask, nullptr, repeatTime, repeatParams,     \
+                        [&](T* d, const T* x, uint64_t n) {                                      \
+                          vec::BinaryScalar(vec::ScalarOp::Op, vec::DTypeOf<T>(), d, x,          \
+                                            vec::ToScalar(scalarValue), n);                      \
+                        });                                                                      \
+  }                                                                                              \
+  template <class T, bool isSetMask = true>                                                      \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, T scalarValue,                 \
+            const uint64_t mask[2], uint8_t repeatTime, const UnaryRepeatParams& repeatParams) { \
+    Check(#Name);                                                                                \
+    vec::RunUnaryRepeat(#Name, isSetMask, dst, src, 0, mask, repeatTime, repeatParams,           \
+                        [&](T* d, const T* x, uint64_t n) {                                      \
+                          vec::BinaryScalar(vec::ScalarOp::Op, vec::DTypeOf<T>(), d, x,          \
+                                            vec::ToScalar(scalarValue), n);                      \
+                        });                                                                      \
+  }
+TESSERA_VEC_SCALAR_REPEAT(Adds, kAdds, TESSERA_VEC_ANY_TYPE)
+TESSERA_VEC_SCALAR_REPEAT(Muls, kMuls, TESSERA_VEC_ANY_TYPE)
+TESSERA_VEC_SCALAR_REPEAT(Maxs, kMaxs, TESSERA_VEC_ANY_TYPE)
+TESSERA_VEC_SCALAR_REPEAT(Mins, kMins, TESSERA_VEC_ANY_TYPE)
+TESSERA_VEC_SCALAR_REPEAT(LeakyRelu, kLeakyRelu, TESSERA_VEC_FLOAT_TYPE)
+#undef TESSERA_VEC_SCALAR_REPEAT
+
+// dst[i] = dst[i] + src[i] * scalarValue in fp32: a fused multiply-add (one rounding) on FMA
+// targets (AVX2, AVX-512), product and sum rounded apart on SSE4; 16-bit types then rounded once. T
+// and U are the same type (float, half, bfloat16, int32; int32 wraps).
+template <class T, class U>
+void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, U scalarValue, int32_t count) {
+  static_assert(std::is_same_v<T, U>,
+                "Axpy: dst and src have the same type (the mixed half -> float form is not "
+                "provided)");
+  TESSERA_VEC_ANY_TYPE("Axpy");
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
+  if (dst.checked()) {
+    vec::CheckCount(dst, count, "Axpy", "dst");
+    vec::CheckCount(src, count, "Axpy", "src");
+    detail::ShadowPropagate(dst.data(), dst.data(), src.data(), uint64_t(count) * sizeof(T));
+  }
+  if (count > 0)
+    vec::Axpy(vec::DTypeOf<T>(), dst.data(), src.data(), vec::ToScalar(scalarValue), count);
+}
+
+// dst[i] = scalar for i < count. Any 1-, 2-, 4- or 8-byte trivially copyable element type.
 template <class T>
 void Duplicate(const LocalTensor<T>& dst, T scalar, int32_t count) {
   const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
-  TESSERA_VEC_ANY_TYPE("Duplicate");
+  static_assert(std::is_trivially_copyable_v<T> &&
+                    (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8),
+                "Duplicate: elements are 1, 2, 4 or 8 bytes");
   if (dst.checked()) vec::CheckCount(dst, count, "Duplicate", "dst");
   T* p = dst.data();
   for (int32_t i = 0; i < count; ++i)
@@ -306,6 +382,35 @@ void Reciprocal(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t co
   TESSERA_VEC_FLOAT_TYPE("Reciprocal");
   vec::RunUnary(vec::UnaryOp::kReciprocal, "Reciprocal", dst, src, count);
 }
+
+// Mask + repeat forms of the unary instructions (UnaryRepeatParams addressing).
+#define TESSERA_VEC_UNARY_REPEAT(Name, Op, Check)                                            \
+  template <class T, bool isSetMask = true>                                                  \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,             \
+            uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {                     \
+    Check(#Name);                                                                            \
+    vec::RunUnaryRepeat(#Name, isSetMask, dst, src, mask, nullptr, repeatTime, repeatParams, \
+                        [](T* d, const T* x, uint64_t n) {                                   \
+                          vec::Unary(vec::UnaryOp::Op, vec::DTypeOf<T>(), d, x, n);          \
+                        });                                                                  \
+  }                                                                                          \
+  template <class T, bool isSetMask = true>                                                  \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[2],    \
+            uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {                     \
+    Check(#Name);                                                                            \
+    vec::RunUnaryRepeat(#Name, isSetMask, dst, src, 0, mask, repeatTime, repeatParams,       \
+                        [](T* d, const T* x, uint64_t n) {                                   \
+                          vec::Unary(vec::UnaryOp::Op, vec::DTypeOf<T>(), d, x, n);          \
+                        });                                                                  \
+  }
+TESSERA_VEC_UNARY_REPEAT(Abs, kAbs, TESSERA_VEC_ANY_TYPE)
+TESSERA_VEC_UNARY_REPEAT(Relu, kRelu, TESSERA_VEC_ANY_TYPE)
+TESSERA_VEC_UNARY_REPEAT(Exp, kExp, TESSERA_VEC_FLOAT_TYPE)
+TESSERA_VEC_UNARY_REPEAT(Ln, kLn, TESSERA_VEC_FLOAT_TYPE)
+TESSERA_VEC_UNARY_REPEAT(Sqrt, kSqrt, TESSERA_VEC_FLOAT_TYPE)
+TESSERA_VEC_UNARY_REPEAT(Rsqrt, kRsqrt, TESSERA_VEC_FLOAT_TYPE)
+TESSERA_VEC_UNARY_REPEAT(Reciprocal, kReciprocal, TESSERA_VEC_FLOAT_TYPE)
+#undef TESSERA_VEC_UNARY_REPEAT
 
 // ---------------------------------------------------------------------------------------------
 // Activations (the shared math library; max fp32 ulp over every input in docs/kernel_vector.md).
@@ -402,7 +507,8 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
 }
 
 // Select: dst[i] = bit i of selMask ? src0[i] : src1[i] (VSEL_TENSOR_TENSOR_MODE), or
-// ? src0[i] : scalar (VSEL_TENSOR_SCALAR_MODE). Bit-exact (no arithmetic).
+// ? src0[i] : scalar (VSEL_TENSOR_SCALAR_MODE), or bit i % (256 / sizeof(T)) ? src0[i] : src1[i]
+// (VSEL_CMPMASK_SPR: the first repeat's bits reused). Bit-exact (no arithmetic).
 
 namespace vec {
 template <class T, class U>
@@ -411,14 +517,17 @@ void RunSelect(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const Loca
   const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   static_assert(std::is_unsigned_v<U>, "Select: the mask tensor must hold an unsigned type");
   if (dst.checked()) {
-    TESSERA_KERNEL_CHECK(true, mode == expected, "Select",
+    const bool repeated_mask = mode == SELMODE::VSEL_CMPMASK_SPR && b != nullptr;
+    TESSERA_KERNEL_CHECK(true, mode == expected || repeated_mask, "Select",
                          expected == SELMODE::VSEL_TENSOR_TENSOR_MODE
-                             ? "a tensor src1 needs SELMODE::VSEL_TENSOR_TENSOR_MODE"
+                             ? "a tensor src1 needs SELMODE::VSEL_TENSOR_TENSOR_MODE or "
+                               "VSEL_CMPMASK_SPR"
                              : "a scalar src1 needs SELMODE::VSEL_TENSOR_SCALAR_MODE");
     CheckCount(dst, static_cast<int32_t>(count), "Select", "dst");
     CheckCount(a, static_cast<int32_t>(count), "Select", "src0");
     if (b != nullptr) CheckCount(*b, static_cast<int32_t>(count), "Select", "src1");
-    const uint64_t need = (uint64_t{count} + 7) / 8;
+    const uint64_t mask_bits = repeated_mask ? std::min<uint64_t>(count, 256 / sizeof(T)) : count;
+    const uint64_t need = (mask_bits + 7) / 8;
     TESSERA_KERNEL_CHECK(
         true, need <= uint64_t{mask.GetSize()} * sizeof(U) && mask.Live(), "Select",
         "selMask: count " + std::to_string(count) + " needs " + std::to_string(need) +
@@ -431,8 +540,17 @@ void RunSelect(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const Loca
   } else {
     bits = ::tessera::detail::BitCast<uint32_t>(scalar);
   }
-  Select(sizeof(T), dst.data(), reinterpret_cast<const uint8_t*>(mask.data()), a.data(),
-         b != nullptr ? b->data() : nullptr, bits, count);
+  const auto* m = reinterpret_cast<const uint8_t*>(mask.data());
+  if (mode == SELMODE::VSEL_CMPMASK_SPR && b != nullptr) {
+    // The same 256 / sizeof(T) mask bits for every repeat.
+    constexpr uint32_t kPerRepeat = 256 / sizeof(T);
+    for (uint32_t i = 0; i < count; i += kPerRepeat) {
+      Select(sizeof(T), dst.data() + i, m, a.data() + i, b->data() + i, bits,
+             std::min(kPerRepeat, count - i));
+    }
+    return;
+  }
+  Select(sizeof(T), dst.data(), m, a.data(), b != nullptr ? b->data() : nullptr, bits, count);
 }
 }  // namespace vec
 
@@ -475,6 +593,20 @@ void RunReduce(ReduceOp op, const char* api, const LocalTensor<T>& dst, const Lo
   }
   if (cols == 0 || cols > 0x7FFFFFFF || rows == 0) return;
   Reduce(op, DTypeOf<T>(), dst.data(), index ? 2 : 1, src.data(), rows, cols, index);
+  if (rows == 1) {  // a whole-tensor reduction sets the reduction special registers
+    detail::ReduceSpr& spr = detail::ReduceRegister();
+    spr.value = static_cast<float>(dst.data()[0]);
+    spr.index = 0;
+    if (index) {
+      if constexpr (sizeof(T) == 2) {
+        uint16_t i16;
+        std::memcpy(&i16, static_cast<const void*>(dst.data() + 1), 2);
+        spr.index = i16;
+      } else {
+        std::memcpy(&spr.index, static_cast<const void*>(dst.data() + 1), 4);
+      }
+    }
+  }
 }
 }  // namespace vec
 
@@ -544,3 +676,10 @@ void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t rows
 #undef TESSERA_VEC_FLOAT_TYPE
 
 }  // namespace tessera::kernel
+
+#include "tessera/kernel/vector_compare.h"
+#include "tessera/kernel/vector_gather.h"
+#include "tessera/kernel/vector_logic.h"
+#include "tessera/kernel/vector_mask.h"
+#include "tessera/kernel/vector_move.h"
+#include "tessera/kernel/vector_reduce_repeat.h"

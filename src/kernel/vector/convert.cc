@@ -180,9 +180,11 @@ HWY_INLINE auto CompareVec(D, CMPMODE mode, hn::Vec<D> a, hn::Vec<D> b) {
   }
 }
 
+// b == nullptr compares with the broadcast scalar s.
 template <class T>
-void CompareT(CMPMODE mode, uint8_t* dst, const T* a, const T* b, size_t n) {
+void CompareT(CMPMODE mode, uint8_t* dst, const T* a, const T* b, size_t n, T s = T{}) {
   const hn::ScalableTag<T> d;
+  const auto vs = hn::Set(d, s);
   const size_t N = hn::Lanes(d);  // divides 64, so full vectors keep the packing byte-aligned
   uint64_t acc = 0;
   size_t fill = 0;
@@ -202,14 +204,15 @@ void CompareT(CMPMODE mode, uint8_t* dst, const T* a, const T* b, size_t n) {
     }
   };
   size_t i = 0;
-  for (; i + N <= n; i += N)
-    push(CompareVec(d, mode, hn::LoadU(d, a + i), hn::LoadU(d, b + i)), N);
+  for (; i + N <= n; i += N) {
+    push(CompareVec(d, mode, hn::LoadU(d, a + i), b != nullptr ? hn::LoadU(d, b + i) : vs), N);
+  }
   if (i < n) {
     HWY_ALIGN T ba[kMaxLanes32] = {};
     HWY_ALIGN T bb[kMaxLanes32] = {};
     std::memcpy(ba, a + i, (n - i) * sizeof(T));
-    std::memcpy(bb, b + i, (n - i) * sizeof(T));
-    push(CompareVec(d, mode, hn::Load(d, ba), hn::Load(d, bb)), n - i);
+    if (b != nullptr) std::memcpy(bb, b + i, (n - i) * sizeof(T));
+    push(CompareVec(d, mode, hn::Load(d, ba), b != nullptr ? hn::Load(d, bb) : vs), n - i);
   }
   if (fill > 0) std::memcpy(dst, &acc, (fill + 7) / 8);
 }
@@ -232,6 +235,23 @@ void CompareImpl(CMPMODE mode, DType t, uint8_t* dst, const void* a, const void*
     Widen16(t, a16 + i, fa, m);
     Widen16(t, b16 + i, fb, m);
     CompareT(mode, dst + i / 8, fa, fb, m);
+  }
+}
+
+void CompareScalarImpl(CMPMODE mode, DType t, uint8_t* dst, const void* a, Scalar s, size_t n) {
+  if (t == DType::kI32) {
+    return CompareT<int32_t>(mode, dst, static_cast<const int32_t*>(a), nullptr, n, s.i);
+  }
+  if (t == DType::kF32) {
+    return CompareT<float>(mode, dst, static_cast<const float*>(a), nullptr, n, s.f);
+  }
+  // The 16-bit scalar widened exactly (Scalar::f), compared in fp32 like Compare.
+  HWY_ALIGN float fa[kChunk];
+  const auto* a16 = static_cast<const uint16_t*>(a);
+  for (size_t i = 0; i < n; i += kChunk) {
+    const size_t m = std::min(kChunk, n - i);
+    Widen16(t, a16 + i, fa, m);
+    CompareT(mode, dst + i / 8, fa, static_cast<const float*>(nullptr), m, s.f);
   }
 }
 
@@ -322,6 +342,7 @@ float I32ToF32Rounded(int32_t v, RoundMode mode) {
 
 HWY_EXPORT(CastImpl);
 HWY_EXPORT(CompareImpl);
+HWY_EXPORT(CompareScalarImpl);
 HWY_EXPORT(SelectImpl);
 
 bool Cast(DType to, DType from, RoundMode mode, void* dst, const void* src, size_t n) {
@@ -337,6 +358,9 @@ bool Cast(DType to, DType from, RoundMode mode, void* dst, const void* src, size
 }
 void Compare(CMPMODE mode, DType t, uint8_t* dst, const void* a, const void* b, size_t n) {
   HWY_DYNAMIC_DISPATCH(CompareImpl)(mode, t, dst, a, b, n);
+}
+void CompareScalar(CMPMODE mode, DType t, uint8_t* dst, const void* a, Scalar s, size_t n) {
+  HWY_DYNAMIC_DISPATCH(CompareScalarImpl)(mode, t, dst, a, s, n);
 }
 void Select(size_t elem_bytes, void* dst, const uint8_t* mask, const void* a, const void* b,
             uint32_t s, size_t n) {

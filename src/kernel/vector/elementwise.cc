@@ -34,6 +34,16 @@ void BinaryT(BinaryOp op, T* dst, const T* a, const T* b, size_t n) {
       return Map2(d, dst, a, b, n, [](auto, V x, V y) { return hn::Max(x, y); });
     case BinaryOp::kMin:
       return Map2(d, dst, a, b, n, [](auto, V x, V y) { return hn::Min(x, y); });
+    case BinaryOp::kAddRelu:  // NaN sums stay NaN (the compare is false)
+      return Map2(d, dst, a, b, n, [](auto dd, V x, V y) {
+        const V sum = hn::Add(x, y);
+        return hn::IfThenElse(hn::Lt(sum, hn::Zero(dd)), hn::Zero(dd), sum);
+      });
+    case BinaryOp::kSubRelu:
+      return Map2(d, dst, a, b, n, [](auto dd, V x, V y) {
+        const V diff = hn::Sub(x, y);
+        return hn::IfThenElse(hn::Lt(diff, hn::Zero(dd)), hn::Zero(dd), diff);
+      });
   }
 }
 
@@ -74,6 +84,29 @@ void BinaryScalarImpl(ScalarOp op, DType t, void* dst, const void* src, Scalar s
   }
   Via32(t, dst, src, nullptr, n,
         [op, s](float* o, const float* x, const float*, size_t m) { ScalarT(op, o, x, s.f, m); });
+}
+
+template <class T>
+void AxpyT(T* dst, const T* src, T s, size_t n) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  const V vs = hn::Set(d, s);
+  // MulAdd: one rounding on FMA targets (AVX2, AVX-512), product and sum rounded apart on the
+  // others; said explicitly so the compiler's contraction choice cannot vary it.
+  if constexpr (std::is_same_v<T, float>) {
+    Map2(d, dst, dst, src, n, [vs](auto, V acc, V x) { return hn::MulAdd(x, vs, acc); });
+  } else {  // int32 wraps; Highway's MulAdd is for floating lanes
+    Map2(d, dst, dst, src, n, [vs](auto, V acc, V x) { return hn::Add(acc, hn::Mul(x, vs)); });
+  }
+}
+
+void AxpyImpl(DType t, void* dst, const void* src, Scalar s, size_t n) {
+  if (t == DType::kI32) {
+    return AxpyT(static_cast<int32_t*>(dst), static_cast<const int32_t*>(src), s.i, n);
+  }
+  // Via32 hands dst (widened, for 16-bit types) as both the output and the first operand.
+  Via32(t, dst, dst, src, n,
+        [s](float* o, const float*, const float* x, size_t m) { AxpyT(o, x, s.f, m); });
 }
 
 void UnaryF32(UnaryOp op, float* dst, const float* src, size_t n) {
@@ -133,6 +166,7 @@ namespace tessera::kernel::vec {
 HWY_EXPORT(BinaryImpl);
 HWY_EXPORT(BinaryScalarImpl);
 HWY_EXPORT(UnaryImpl);
+HWY_EXPORT(AxpyImpl);
 
 void Binary(BinaryOp op, DType t, void* dst, const void* a, const void* b, size_t n) {
   HWY_DYNAMIC_DISPATCH(BinaryImpl)(op, t, dst, a, b, n);
@@ -142,6 +176,9 @@ void BinaryScalar(ScalarOp op, DType t, void* dst, const void* src, Scalar s, si
 }
 void Unary(UnaryOp op, DType t, void* dst, const void* src, size_t n) {
   HWY_DYNAMIC_DISPATCH(UnaryImpl)(op, t, dst, src, n);
+}
+void Axpy(DType t, void* dst, const void* src, Scalar s, size_t n) {
+  HWY_DYNAMIC_DISPATCH(AxpyImpl)(t, dst, src, s, n);
 }
 
 }  // namespace tessera::kernel::vec

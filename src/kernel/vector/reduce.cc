@@ -141,6 +141,39 @@ void ReduceImpl(ReduceOp op, DType t, void* dst, size_t dst_step, const void* sr
   }
 }
 
+// ---- Pair sums: dst[j] = src[2j] + src[2j + 1] (fp32; 16-bit types widened, rounded once).
+
+void PairSumF32(float* dst, const float* src, size_t pairs) {
+  size_t j = 0;
+#if HWY_TARGET != HWY_SCALAR  // one lane has no even/odd halves to deinterleave
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  for (; j + N <= pairs; j += N) {
+    const VF lo = hn::LoadU(d, src + 2 * j);
+    const VF hi = hn::LoadU(d, src + 2 * j + N);
+    hn::StoreU(hn::Add(hn::ConcatEven(d, hi, lo), hn::ConcatOdd(d, hi, lo)), d, dst + j);
+  }
+#endif
+  for (; j < pairs; ++j)
+    dst[j] = src[2 * j] + src[2 * j + 1];
+}
+
+void PairSumImpl(DType t, void* dst, const void* src, size_t pairs) {
+  if (t == DType::kF32) {
+    return PairSumF32(static_cast<float*>(dst), static_cast<const float*>(src), pairs);
+  }
+  HWY_ALIGN float in[kChunk];
+  HWY_ALIGN float out[kChunk / 2];
+  const auto* s16 = static_cast<const uint16_t*>(src);
+  auto* d16 = static_cast<uint16_t*>(dst);
+  for (size_t j = 0; j < pairs; j += kChunk / 2) {
+    const size_t m = std::min(kChunk / 2, pairs - j);
+    Widen16(t, s16 + 2 * j, in, 2 * m);
+    PairSumF32(out, in, m);
+    Narrow16(t, out, d16 + j, m);
+  }
+}
+
 // ---- SoftMax: y = e^(x - max) / sum(e^(x - max)) per row.
 
 void SoftMaxRowF32(float* dst, const float* src, size_t n) {
@@ -203,6 +236,11 @@ namespace tessera::kernel::vec {
 
 HWY_EXPORT(ReduceImpl);
 HWY_EXPORT(SoftMaxImpl);
+HWY_EXPORT(PairSumImpl);
+
+void PairSum(DType t, void* dst, const void* src, size_t pairs) {
+  HWY_DYNAMIC_DISPATCH(PairSumImpl)(t, dst, src, pairs);
+}
 
 void Reduce(ReduceOp op, DType t, void* dst, size_t dst_step, const void* src, size_t rows,
             size_t cols, bool with_index) {

@@ -20,6 +20,7 @@
 
 #include <cassert>  // kernels call assert() without including it, as the vendor header allows
 #include <cstdint>
+#include <type_traits>
 
 #include "tessera/compat/kernel/adv_api.h"
 #include "tessera/compat/kernel/basic.h"
@@ -62,10 +63,17 @@ using tessera::kernel::EVENT_ID4;
 using tessera::kernel::EVENT_ID5;
 using tessera::kernel::EVENT_ID6;
 using tessera::kernel::EVENT_ID7;
+// The vendor declares GetTPipePtr at global scope; samples call it unqualified.
+using tessera::kernel::GetTPipePtr;
 
 namespace AscendC {
 using namespace tessera::kernel;
 using QuePosition = TPosition;
+// The vendor's compile-time type choice (std::conditional under its own name).
+template <bool condition, class IfTrue, class IfFalse>
+struct Conditional {
+  using type = std::conditional_t<condition, IfTrue, IfFalse>;
+};
 // The vendor's kernel printf (buffered per block, see tessera/kernel/print.h).
 template <class... Args>
 void printf(const char* format, Args... args) {

@@ -30,7 +30,8 @@ constexpr DType DTypeOf() {
   return DType::kI32;
 }
 
-enum class BinaryOp : uint8_t { kAdd, kSub, kMul, kDiv, kMax, kMin };
+// kAddRelu / kSubRelu: max(a op b, 0), one rounding (the sum is rounded, then clamped).
+enum class BinaryOp : uint8_t { kAdd, kSub, kMul, kDiv, kMax, kMin, kAddRelu, kSubRelu };
 enum class ScalarOp : uint8_t { kAdds, kMuls, kMaxs, kMins, kLeakyRelu };
 enum class UnaryOp : uint8_t {
   kAbs,
@@ -58,9 +59,6 @@ union Scalar {
 void Binary(BinaryOp op, DType t, void* dst, const void* a, const void* b, size_t n);
 void BinaryScalar(ScalarOp op, DType t, void* dst, const void* src, Scalar s, size_t n);
 void Unary(UnaryOp op, DType t, void* dst, const void* src, size_t n);
-// Mask + repeat form: `mask` holds the per-repeat element bits (bit j of mask[j / 64]).
-void BinaryRepeat(BinaryOp op, DType t, void* dst, const void* a, const void* b,
-                  const uint64_t mask[2], uint8_t repeat, const BinaryRepeatParams& p);
 // Returns false when `mode` makes no sense for the pair (ODD to int32); nothing is written then.
 bool Cast(DType to, DType from, RoundMode mode, void* dst, const void* src, size_t n);
 void Compare(CMPMODE mode, DType t, uint8_t* dst, const void* a, const void* b, size_t n);
@@ -72,5 +70,28 @@ void Select(size_t elem_bytes, void* dst, const uint8_t* mask, const void* a, co
 void Reduce(ReduceOp op, DType t, void* dst, size_t dst_step, const void* src, size_t rows,
             size_t cols, bool with_index);
 void SoftMax(DType t, void* dst, const void* src, size_t rows, size_t cols);
+
+// dst[j] = src[2j] + src[2j + 1] for j < pairs (float, half, bfloat16: fp32 sum, rounded once).
+void PairSum(DType t, void* dst, const void* src, size_t pairs);
+// dst[i] = (src[i] op s) bit i for i < n, as Compare with a broadcast second operand.
+void CompareScalar(CMPMODE mode, DType t, uint8_t* dst, const void* a, Scalar s, size_t n);
+// dst[i] = dst[i] + src[i] * s (fp32 multiply and add, 16-bit types rounded once at the end).
+void Axpy(DType t, void* dst, const void* src, Scalar s, size_t n);
+
+// Integer instructions on 2- or 4-byte elements (any signedness: bitwise ops ignore it; shifts
+// right are arithmetic when `is_signed`).
+enum class BitOp : uint8_t { kAnd, kOr };
+enum class ShiftOp : uint8_t { kLeft, kRight };
+// b == nullptr: the scalar `s` (low elem_bytes bytes) for every element.
+void Bitwise(BitOp op, size_t elem_bytes, void* dst, const void* a, const void* b, uint32_t s,
+             size_t n);
+void BitwiseNot(size_t elem_bytes, void* dst, const void* src, size_t n);
+// By `bits` < 8 * elem_bytes for every element, or by amounts[i] (same width, taken as unsigned:
+// an amount of 8 * elem_bytes or more shifts every bit out).
+void Shift(ShiftOp op, size_t elem_bytes, bool is_signed, void* dst, const void* src,
+           const void* amounts, uint32_t bits, size_t n);
+// dst[i] = first + i: int16/int32 (wrapping) when !is_float, else half/float (computed in fp32,
+// rounded once). `first` is Scalar::i for integers, Scalar::f for floats.
+void Iota(size_t elem_bytes, bool is_float, void* dst, Scalar first, size_t n);
 
 }  // namespace tessera::kernel::vec
