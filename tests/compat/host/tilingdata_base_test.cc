@@ -38,6 +38,15 @@ TILING_DATA_FIELD_DEF(uint8_t, tail);
 END_TILING_DATA_DEF;
 REGISTER_TILING_DATA_CLASS(AllWidthsCustom, AllWidthsTiling)
 
+// Field names a macro's own parameters could capture.
+BEGIN_TILING_DATA_DEF(AwkwardNamesTiling)
+TILING_DATA_FIELD_DEF(int32_t, offset);
+TILING_DATA_FIELD_DEF(uint16_t, value);
+TILING_DATA_FIELD_DEF_ARR(int8_t, 3, values);
+TILING_DATA_FIELD_DEF(uint64_t, base);
+TILING_DATA_FIELD_DEF_STRUCT(InnerTiling, layout);
+END_TILING_DATA_DEF;
+
 BEGIN_TILING_DATA_DEF(KeyOneTiling)
 TILING_DATA_FIELD_DEF(uint32_t, only);
 END_TILING_DATA_DEF;
@@ -145,6 +154,36 @@ TEST(VendorTilingData, SaveToBufferMatchesPlainStructForRandomValues) {
       EXPECT_EQ(buffer[32 + sizeof(PlainAllWidths) + i], 0xA5);
     }
   }
+}
+
+TEST(VendorTilingData, FieldNamesDoNotClashWithTheMacrosOwnNames) {
+  struct Plain {
+    int32_t offset;
+    uint16_t value;
+    int8_t values[3];
+    uint64_t base;
+    PlainInner layout;
+  };
+  std::mt19937_64 rng(7);
+  Plain ref;
+  std::memset(&ref, 0, sizeof(ref));
+  ref.offset = RandomValue<int32_t>(rng);
+  ref.value = RandomValue<uint16_t>(rng);
+  for (auto& v : ref.values)
+    v = RandomValue<int8_t>(rng);
+  ref.base = RandomValue<uint64_t>(rng);
+  ref.layout.mmVar = RandomValue<uint16_t>(rng);
+  optiling::AwkwardNamesTiling t;
+  t.set_offset(ref.offset);
+  t.set_value(ref.value);
+  t.set_values(ref.values);
+  t.set_base(ref.base);
+  t.layout.set_mmVar(ref.layout.mmVar);
+  EXPECT_EQ(t.get_value(), ref.value);
+  ASSERT_EQ(t.GetDataSize(), sizeof(Plain));
+  std::vector<uint8_t> bytes(sizeof(Plain));
+  t.SaveToBuffer(bytes.data(), bytes.size());
+  EXPECT_EQ(std::memcmp(bytes.data(), &ref, sizeof(ref)), 0);
 }
 
 TEST(VendorTilingData, DefaultsAreZeroAndCopiesAreIndependent) {
