@@ -1,5 +1,7 @@
 // Kernel-side Ascend C names of the compat layer (tessera/compat/vendor/kernel_operator.h), in the
 // vendor's dialect, launched through tessera's device runtime. Built as C++17 and as C++20.
+// assert() is exercised, so it stays on in Release builds.
+#undef NDEBUG
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -42,6 +44,10 @@ __global__ __vector__ void tiling_custom(__gm__ uint8_t* out, __gm__ uint8_t* ti
 __global__ __vector__ void assert_custom(int32_t limit) {
   ascendc_assert(block_idx < limit, "block %d is past the limit %d", static_cast<int>(block_idx),
                  limit);
+}
+
+__global__ __vector__ void c_assert_custom(int32_t limit) {
+  assert(static_cast<int32_t>(block_idx) < limit && "block past the limit");
 }
 
 __global__ __vector__ void assert_macro_custom(int32_t v) {
@@ -88,6 +94,25 @@ TEST(CompatKernelNames, AscendcAssertFailsTheBlockWithItsMessage) {
   stream.ResetError();
   ASSERT_TRUE(tessera::device::Launch(assert_custom, 5, stream, 5).ok());
   EXPECT_TRUE(stream.Synchronize().ok());
+}
+
+TEST(CompatKernelNames, CAssertInAKernelFailsTheBlockAndAbortsOnTheHost) {
+  tessera::device::Stream stream;
+  ASSERT_TRUE(tessera::device::Launch(c_assert_custom, 7, stream, 5).ok());
+  const tessera::Status status = stream.Synchronize();
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), tessera::StatusCode::kKernelError);
+  const std::string text = status.ToString();
+  EXPECT_NE(text.find("Assertion `static_cast<int32_t>(block_idx) < limit && \"block past the "
+                      "limit\"' failed."),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("kernel_names_test.cc:"), std::string::npos) << text;
+  stream.ResetError();
+  ASSERT_TRUE(tessera::device::Launch(c_assert_custom, 5, stream, 5).ok());
+  EXPECT_TRUE(stream.Synchronize().ok());
+  const int zero = static_cast<int>(block_num) * 0;  // not a constant: the check runs
+  EXPECT_DEATH(assert(zero == 1), "Assertion `zero == 1' failed");
 }
 
 TEST(CompatKernelNames, AscendcAssertMacroRunsItsStatementsThenFails) {
