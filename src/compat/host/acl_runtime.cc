@@ -242,10 +242,17 @@ namespace {
 tessera::Result<tessera::device::Stream> AclLaunchStream(void* handle) {
   return tessera::c_api::StreamOf("<<<>>> launch", static_cast<tsrStream>(handle));
 }
+
+// From the first call that can lead to an acl stream (aclInit, aclrtSetDevice,
+// aclrtCreateContext), `<<<>>>` stream handles are acl streams. CANN's samples often start with
+// aclrtSetDevice and never call aclInit; their streams must not be read as device::Stream*.
+void UseAclStreams() {
+  tessera::compat::SetAscStreamResolver(&AclLaunchStream);
+}
 }  // namespace
 
 aclError aclInit(const char* configPath) {
-  tessera::compat::SetAscStreamResolver(&AclLaunchStream);
+  UseAclStreams();
   if (configPath != nullptr && configPath[0] != '\0') {
     std::FILE* f = std::fopen(configPath, "rb");
     if (f == nullptr) {
@@ -292,6 +299,7 @@ aclError aclrtGetDeviceCount(uint32_t* count) {
 
 aclError aclrtSetDevice(int32_t deviceId) {
   if (aclError e = CheckDeviceId("aclrtSetDevice", deviceId); e != ACL_SUCCESS) return e;
+  UseAclStreams();
   auto& s = State();
   std::lock_guard lock(s.mu);
   if (s.default_context == nullptr) {
@@ -346,6 +354,7 @@ aclError aclrtSynchronizeDevice(void) {
 aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
   if (context == nullptr) return NullParam("aclrtCreateContext", "context");
   if (aclError e = CheckDeviceId("aclrtCreateContext", deviceId); e != ACL_SUCCESS) return e;
+  UseAclStreams();
   auto* ctx = new Context{deviceId, false};
   {
     auto& s = State();
