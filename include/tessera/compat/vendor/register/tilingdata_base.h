@@ -170,22 +170,22 @@ class CTilingDataClassFactory {
     tessera_offset_ += sizeof(element_type) * (length);                                           \
   }
 
-// TILING_DATA_FIELD_DEF(type, name [, default]): a scalar, zero unless a default is given.
-#define TILING_DATA_FIELD_DEF(element_type, field_name, ...) \
-  element_type field_name{__VA_ARGS__};                      \
-  void set_##field_name(element_type tessera_value_) {       \
-    field_name = tessera_value_;                             \
-  }                                                          \
-  element_type get_##field_name() const {                    \
-    return field_name;                                       \
-  }                                                          \
+// TILING_DATA_FIELD_DEF(type, name): a scalar, zero until set.
+#define TILING_DATA_FIELD_DEF(element_type, field_name) \
+  element_type field_name{};                            \
+  void set_##field_name(element_type tessera_value_) {  \
+    field_name = tessera_value_;                        \
+  }                                                     \
+  element_type get_##field_name() const {               \
+    return field_name;                                  \
+  }                                                     \
   TESSERA_VENDOR_TILING_FIELD_(element_type, field_name, 1)
 
 // TILING_DATA_FIELD_DEF_ARR(type, length, name): set_<name>(p) copies `length` elements from p
 // (the caller guarantees that many, as in CANN); get_<name>() returns the array.
-#define TILING_DATA_FIELD_DEF_ARR(element_type, length, field_name, ...)                           \
+#define TILING_DATA_FIELD_DEF_ARR(element_type, length, field_name)                                \
   static_assert((length) >= 1, "Tiling field '" #field_name "': array length must be at least 1"); \
-  element_type field_name[length]{__VA_ARGS__};                                                    \
+  element_type field_name[length]{};                                                               \
   void set_##field_name(const element_type* tessera_values_) {                                     \
     if (tessera_values_ != nullptr)                                                                \
       ::std::memcpy(field_name, tessera_values_, sizeof(field_name));                              \
