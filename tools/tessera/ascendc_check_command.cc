@@ -209,9 +209,13 @@ Outcome RunSample(const Sample& sample, const fs::path& work, const fs::path& as
     script << c << "\n";
   script.close();
   const fs::path log = work / "tessera_check.log";
+  // The ASC package's tools (msopprof) first, as CANN's set_env.sh puts the vendor's on PATH.
+  const fs::path tools = asc_dir / "bin";
+  const std::string tools_path = fs::is_directory(tools) ? ShellQuote(tools.string()) + ":" : "";
   const std::string cmd = "cd " + ShellQuote(work.string()) +
                           // /usr/bin first: the samples' python3 scripts need Debian's numpy.
-                          " && PATH=/usr/bin:$PATH ASC_ROOT=" + ShellQuote(asc_dir.string()) +
+                          " && PATH=" + tools_path +
+                          "/usr/bin:$PATH ASC_ROOT=" + ShellQuote(asc_dir.string()) +
                           (profile.empty() ? "" : " TESSERA_PROFILE=" + ShellQuote(profile)) +
                           " CMAKE_PREFIX_PATH=" + ShellQuote(asc_dir.string()) + " timeout -k 5 " +
                           std::to_string(timeout_seconds) + " bash tessera_check.sh > " +
