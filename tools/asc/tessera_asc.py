@@ -83,8 +83,9 @@ def _split_args(argv):
         elif a == "--npu-arch" and i + 1 < len(argv):
             i += 1
             arch = _arch_define(argv[i])
-        elif a.startswith("--cce-") or a.startswith("--gcc-toolchain") or a.startswith("--npu-soc"):
-            pass
+        elif (a.startswith("--cce-") or a.startswith("--gcc-toolchain") or a.startswith("--npu-soc")
+              or a == "--sanitizer"):
+            pass  # --sanitizer: checked mode is chosen at run time (mssanitizer, TESSERA_CHECK=1)
         elif a == "-c":
             compiling = True
         elif a == "-o" and i + 1 < len(argv):

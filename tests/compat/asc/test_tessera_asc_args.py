@@ -26,7 +26,7 @@ def test_other_include_folders_stay():
 
 def test_vendor_flags_and_libraries_are_dropped():
     out, _, obj, compiling, arch = tessera_asc._split_args(
-        ["--npu-arch=dav-3510", "--cce-aicore-only", "--gcc-toolchain=/usr", "-lascendcl",
+        ["--npu-arch=dav-3510", "--cce-aicore-only", "--gcc-toolchain=/usr", "--sanitizer", "-lascendcl",
          "-ltiling_api", "-lm", "a.o", "-o", "demo"])
     assert out == ["-lm", "a.o"] and obj == "demo" and not compiling
     assert arch == "-D__NPU_ARCH__=3510"
