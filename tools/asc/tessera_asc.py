@@ -33,11 +33,25 @@ VENDOR_LIBRARIES = {
 SYSTEM_INCLUDE_DIRS = {"/usr/include", "/usr/local/include"}
 
 
+def _is_system_dir(path):
+    """True for a compiler default include folder, however spelt (/usr/lib/../include, /usr/include/)."""
+    return bool(path) and os.path.normpath(path) in SYSTEM_INCLUDE_DIRS
+
+
 def _config():
+    """The configuration; relative paths in it (an installed tree's) are relative to its folder."""
     path = os.environ.get("TESSERA_ASC_CONFIG") or os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "tessera_asc_config.json")
     with open(path, encoding="utf-8") as f:
-        return json.load(f)
+        cfg = json.load(f)
+    base = os.path.dirname(os.path.abspath(path))
+
+    def resolve(p):
+        return p if p.startswith("-") or os.path.isabs(p) else os.path.normpath(os.path.join(base, p))
+
+    for key in ("include_dirs", "libraries", "rpath"):
+        cfg[key] = [resolve(p) for p in cfg.get(key, [])]
+    return cfg
 
 
 def _arch_define(value):
@@ -57,10 +71,11 @@ def _split_args(argv):
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a in ("-isystem", "-I") and i + 1 < len(argv) and argv[i + 1] in SYSTEM_INCLUDE_DIRS:
+        if a in ("-isystem", "-I") and i + 1 < len(argv) and _is_system_dir(argv[i + 1]):
             i += 2  # re-adding a default directory breaks libstdc++'s #include_next
             continue
-        if a.startswith("-I") and a[2:] in SYSTEM_INCLUDE_DIRS:
+        if (a.startswith("-I") and _is_system_dir(a[2:])) or (
+                a.startswith("-isystem") and len(a) > 8 and _is_system_dir(a[8:])):
             i += 1
             continue
         if a.startswith("--npu-arch="):
@@ -68,8 +83,9 @@ def _split_args(argv):
         elif a == "--npu-arch" and i + 1 < len(argv):
             i += 1
             arch = _arch_define(argv[i])
-        elif a.startswith("--cce-") or a.startswith("--gcc-toolchain") or a.startswith("--npu-soc"):
-            pass
+        elif (a.startswith("--cce-") or a.startswith("--gcc-toolchain") or a.startswith("--npu-soc")
+              or a == "--sanitizer"):
+            pass  # --sanitizer: checked mode is chosen at run time (mssanitizer, TESSERA_CHECK=1)
         elif a == "-c":
             compiling = True
         elif a == "-o" and i + 1 < len(argv):

@@ -5,6 +5,7 @@
 // A sample is a directory whose CMakeLists.txt enables the ASC language (single-file .asc samples)
 // or calls npu_op_package (op projects). It is copied to a work directory and run the way its
 // README says (the first ```bash block that runs cmake: data generation, ./demo, verification),
+// on the emulated NPU profile of the architecture (see SampleProfile),
 // else configured, built and its `demo` run. Vendor environment lines (`source .../set_env.sh`)
 // are skipped; `make -j` is capped at --jobs.
 #include <sys/wait.h>
@@ -176,8 +177,17 @@ std::string LastLines(const std::string& log, int n) {
   return out;
 }
 
+// The device profile samples run on: the emulated NPU the architecture's samples are written for
+// (dav-2201 = Atlas A2, 48 vector cores, NPU buffer sizes), so that a sample launching more blocks
+// than this machine has threads and synchronising them (SyncAll) runs as on its NPU. A
+// TESSERA_PROFILE in the environment wins.
+std::string SampleProfile(const std::string& arch) {
+  if (const char* env = std::getenv("TESSERA_PROFILE"); env != nullptr && *env != '\0') return env;
+  return arch.empty() || arch == "dav-2201" ? "ascend910b" : "";
+}
+
 Outcome RunSample(const Sample& sample, const fs::path& work, const fs::path& asc_dir, int jobs,
-                  int timeout_seconds) {
+                  int timeout_seconds, const std::string& profile) {
   Outcome outcome;
   const auto start = std::chrono::steady_clock::now();
   std::error_code ec;
@@ -199,9 +209,14 @@ Outcome RunSample(const Sample& sample, const fs::path& work, const fs::path& as
     script << c << "\n";
   script.close();
   const fs::path log = work / "tessera_check.log";
+  // The ASC package's tools (msopprof) first, as CANN's set_env.sh puts the vendor's on PATH.
+  const fs::path tools = asc_dir / "bin";
+  const std::string tools_path = fs::is_directory(tools) ? ShellQuote(tools.string()) + ":" : "";
   const std::string cmd = "cd " + ShellQuote(work.string()) +
                           // /usr/bin first: the samples' python3 scripts need Debian's numpy.
-                          " && PATH=/usr/bin:$PATH ASC_ROOT=" + ShellQuote(asc_dir.string()) +
+                          " && PATH=" + tools_path +
+                          "/usr/bin:$PATH ASC_ROOT=" + ShellQuote(asc_dir.string()) +
+                          (profile.empty() ? "" : " TESSERA_PROFILE=" + ShellQuote(profile)) +
                           " CMAKE_PREFIX_PATH=" + ShellQuote(asc_dir.string()) + " timeout -k 5 " +
                           std::to_string(timeout_seconds) + " bash tessera_check.sh > " +
                           ShellQuote(log.string()) + " 2>&1";
@@ -300,7 +315,8 @@ int RunAscendcCheck(const AscendcCheckOptions& options) {
   int built = 0;
   int passed = 0;
   for (const Sample& sample : samples) {
-    const Outcome o = RunSample(sample, work / sample.name, asc_dir, options.jobs, options.timeout);
+    const Outcome o = RunSample(sample, work / sample.name, asc_dir, options.jobs, options.timeout,
+                                SampleProfile(options.arch));
     built += o.built ? 1 : 0;
     passed += o.passed ? 1 : 0;
     results.push_back({{"sample", sample.name},

@@ -21,6 +21,8 @@ namespace {
 
 thread_local std::string tls_message;
 thread_local bool tls_has_message = false;
+// The code of the most recent failed call on this thread, for aclrtGetLastError.
+thread_local int tls_last_error = ACL_SUCCESS;
 
 struct Context {
   int32_t device = 0;
@@ -131,6 +133,7 @@ aclError CheckCopy(const char* api, void* dst, size_t dest_max, const void* src,
 int RecordError(int code, std::string message) {
   tls_message = std::move(message);
   tls_has_message = true;
+  tls_last_error = code;
   return code;
 }
 
@@ -170,6 +173,28 @@ using tessera::compat::RequireContext;
 using tessera::compat::State;
 
 extern "C" {
+
+aclError aclrtGetLastError(aclrtLastErrLevel level) {
+  if (level != ACL_RT_THREAD_LEVEL) {
+    return tessera::compat::RecordError(ACL_ERROR_INVALID_PARAM,
+                                        "aclrtGetLastError: level " +
+                                            std::to_string(static_cast<int>(level)) +
+                                            " is not ACL_RT_THREAD_LEVEL");
+  }
+  const int code = tessera::compat::tls_last_error;
+  tessera::compat::tls_last_error = ACL_SUCCESS;
+  return code;
+}
+
+aclError aclrtPeekAtLastError(aclrtLastErrLevel level) {
+  if (level != ACL_RT_THREAD_LEVEL) {
+    return tessera::compat::RecordError(ACL_ERROR_INVALID_PARAM,
+                                        "aclrtPeekAtLastError: level " +
+                                            std::to_string(static_cast<int>(level)) +
+                                            " is not ACL_RT_THREAD_LEVEL");
+  }
+  return tessera::compat::tls_last_error;
+}
 
 const char* aclGetRecentErrMsg(void) {
   if (!tessera::compat::tls_has_message) return nullptr;
@@ -217,10 +242,17 @@ namespace {
 tessera::Result<tessera::device::Stream> AclLaunchStream(void* handle) {
   return tessera::c_api::StreamOf("<<<>>> launch", static_cast<tsrStream>(handle));
 }
+
+// From the first call that can lead to an acl stream (aclInit, aclrtSetDevice,
+// aclrtCreateContext), `<<<>>>` stream handles are acl streams. CANN's samples often start with
+// aclrtSetDevice and never call aclInit; their streams must not be read as device::Stream*.
+void UseAclStreams() {
+  tessera::compat::SetAscStreamResolver(&AclLaunchStream);
+}
 }  // namespace
 
 aclError aclInit(const char* configPath) {
-  tessera::compat::SetAscStreamResolver(&AclLaunchStream);
+  UseAclStreams();
   if (configPath != nullptr && configPath[0] != '\0') {
     std::FILE* f = std::fopen(configPath, "rb");
     if (f == nullptr) {
@@ -267,6 +299,7 @@ aclError aclrtGetDeviceCount(uint32_t* count) {
 
 aclError aclrtSetDevice(int32_t deviceId) {
   if (aclError e = CheckDeviceId("aclrtSetDevice", deviceId); e != ACL_SUCCESS) return e;
+  UseAclStreams();
   auto& s = State();
   std::lock_guard lock(s.mu);
   if (s.default_context == nullptr) {
@@ -321,6 +354,7 @@ aclError aclrtSynchronizeDevice(void) {
 aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
   if (context == nullptr) return NullParam("aclrtCreateContext", "context");
   if (aclError e = CheckDeviceId("aclrtCreateContext", deviceId); e != ACL_SUCCESS) return e;
+  UseAclStreams();
   auto* ctx = new Context{deviceId, false};
   {
     auto& s = State();

@@ -19,10 +19,12 @@ def expect(cond, what):
 
 
 expect(proc.returncode == 1, f"exit code 1 when a sample fails, got {proc.returncode}")
-expect(report["total"] == 2 and report["built"] == 1 and report["passed"] == 1,
+expect(report["total"] == 3 and report["built"] == 2 and report["passed"] == 2,
        f"totals: {report['total']} samples, {report['built']} built, {report['passed']} passed")
 good = samples.get("vector_scale", {})
 expect(good.get("passed") is True, f"vector_scale passes: {good}")
+split = samples.get("split_host", {})
+expect(split.get("passed") is True, f"split_host (plain C++ host, acl, vendor tiling class) passes: {split}")
 bad = samples.get("broken_kernel", {})
 expect(bad.get("built") is False and bad.get("phase") == "build", f"broken_kernel not built: {bad}")
 expect("NoSuchInstruction" in bad.get("first_error", ""), f"first error names the name: {bad}")

@@ -40,6 +40,24 @@ TEST(AclInitTest, RecentErrorIsClearedWhenFetched) {
   EXPECT_EQ(aclGetRecentErrMsg(), nullptr);
 }
 
+TEST(AclInitTest, LastErrorIsPerThreadAndClearedByGet) {
+  (void)aclrtGetLastError(ACL_RT_THREAD_LEVEL);  // earlier tests' failures
+  EXPECT_EQ(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL), ACL_SUCCESS);
+  EXPECT_EQ(aclrtSetDevice(5), ACL_ERROR_RT_INVALID_DEVICEID);
+  uint32_t count = 0;
+  EXPECT_EQ(aclrtGetDeviceCount(&count), ACL_SUCCESS);  // a success keeps the last failure
+  EXPECT_EQ(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_RT_INVALID_DEVICEID);
+  EXPECT_EQ(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_RT_INVALID_DEVICEID);
+  aclError other_thread = ACL_ERROR_INVALID_PARAM;
+  std::thread([&] { other_thread = aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL); }).join();
+  EXPECT_EQ(other_thread, ACL_SUCCESS);
+  EXPECT_EQ(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_RT_INVALID_DEVICEID);
+  EXPECT_EQ(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_SUCCESS);
+  EXPECT_EQ(aclrtGetLastError(static_cast<aclrtLastErrLevel>(3)), ACL_ERROR_INVALID_PARAM);
+  EXPECT_NE(RecentError().find("not ACL_RT_THREAD_LEVEL"), std::string::npos);
+  (void)aclrtGetLastError(ACL_RT_THREAD_LEVEL);
+}
+
 TEST(AclInitTest, BadDeviceIds) {
   EXPECT_EQ(aclrtSetDevice(-1), ACL_ERROR_RT_INVALID_DEVICEID);
   EXPECT_EQ(aclrtSetDevice(1), ACL_ERROR_RT_INVALID_DEVICEID);

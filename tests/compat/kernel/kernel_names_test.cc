@@ -1,16 +1,20 @@
 // Kernel-side Ascend C names of the compat layer (tessera/compat/vendor/kernel_operator.h), in the
 // vendor's dialect, launched through tessera's device runtime. Built as C++17 and as C++20.
+// assert() is exercised, so it stays on in Release builds.
+#undef NDEBUG
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "kernel_operator.h"
 #include "tessera/device/launch.h"
 #include "tessera/device/memory.h"
+#include "utils/debug/asc_dump.h"
 
 namespace {
 
@@ -42,6 +46,10 @@ __global__ __vector__ void tiling_custom(__gm__ uint8_t* out, __gm__ uint8_t* ti
 __global__ __vector__ void assert_custom(int32_t limit) {
   ascendc_assert(block_idx < limit, "block %d is past the limit %d", static_cast<int>(block_idx),
                  limit);
+}
+
+__global__ __vector__ void c_assert_custom(int32_t limit) {
+  assert(static_cast<int32_t>(block_idx) < limit && "block past the limit");
 }
 
 __global__ __vector__ void assert_macro_custom(int32_t v) {
@@ -88,6 +96,71 @@ TEST(CompatKernelNames, AscendcAssertFailsTheBlockWithItsMessage) {
   stream.ResetError();
   ASSERT_TRUE(tessera::device::Launch(assert_custom, 5, stream, 5).ok());
   EXPECT_TRUE(stream.Synchronize().ok());
+}
+
+TEST(CompatKernelNames, CAssertInAKernelFailsTheBlockAndAbortsOnTheHost) {
+  tessera::device::Stream stream;
+  ASSERT_TRUE(tessera::device::Launch(c_assert_custom, 7, stream, 5).ok());
+  const tessera::Status status = stream.Synchronize();
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), tessera::StatusCode::kKernelError);
+  const std::string text = status.ToString();
+  EXPECT_NE(text.find("Assertion `static_cast<int32_t>(block_idx) < limit && \"block past the "
+                      "limit\"' failed."),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("kernel_names_test.cc:"), std::string::npos) << text;
+  stream.ResetError();
+  ASSERT_TRUE(tessera::device::Launch(c_assert_custom, 5, stream, 5).ok());
+  EXPECT_TRUE(stream.Synchronize().ok());
+  const int zero = static_cast<int>(block_num) * 0;  // not a constant: the check runs
+  EXPECT_DEATH(assert(zero == 1), "Assertion `zero == 1' failed");
+}
+
+__global__ __vector__ void raw_dump_custom(__gm__ int32_t* gm, uint32_t n) {
+  asc_dump_gm<int32_t>(gm, 11, n);
+  AscendC::LocalMemAllocator<AscendC::Hardware::UB> ub;
+  AscendC::LocalTensor<int32_t> local = ub.Alloc<int32_t, 16>();
+  for (uint32_t i = 0; i < 3; ++i)
+    local.SetValue(i, gm[i] * 2);
+  asc_dump_ubuf<int32_t>((__ubuf__ int32_t*)local.GetPhyAddr(), 12, 3);
+  asc_dump_l1buf<int32_t>(nullptr, 13, 1);  // a NULL address is reported, nothing printed
+}
+
+TEST(CompatKernelNames, AscDumpPrintsRawAddressesLikeDumpTensor) {
+  std::mt19937 rng(11);
+  const uint32_t n = 9;
+  std::vector<int32_t> host(n);
+  for (auto& v : host)
+    v = static_cast<int32_t>(rng() % 20001) - 10000;
+  auto dev = tessera::device::Malloc(n * sizeof(int32_t));
+  ASSERT_TRUE(dev.ok());
+  std::memcpy(*dev, host.data(), n * sizeof(int32_t));
+  tessera::device::Stream stream;
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(tessera::device::Launch(
+                  tessera::device::LaunchConfig{1, tessera::device::KernelType::kAiv, "rd"},
+                  raw_dump_custom, stream, static_cast<int32_t*>(*dev), n)
+                  .ok());
+  ASSERT_TRUE(stream.Synchronize().ok());
+  const std::string out = testing::internal::GetCapturedStdout();
+  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string p = "[rd block 0 AIV] ";
+  std::ostringstream want;
+  want << p << "DumpTensor: desc=11, dtype=int32, position=GM, 9 of 9 elements\n" << p << "[0]";
+  for (uint32_t i = 0; i < 8; ++i)
+    want << ' ' << host[i];
+  want << '\n'
+       << p << "[8] " << host[8] << '\n'
+       << p << "DumpTensor: desc=12, dtype=int32, position=UB, 3 of 3 elements\n"
+       << p << "[0]";
+  for (uint32_t i = 0; i < 3; ++i)
+    want << ' ' << host[i] * 2;
+  want << '\n';
+  EXPECT_EQ(out, want.str());
+  EXPECT_NE(err.find("asc_dump_l1buf: NULL address (desc 13)"), std::string::npos) << err;
+  ASSERT_TRUE(tessera::device::Free(*dev).ok());
 }
 
 TEST(CompatKernelNames, AscendcAssertMacroRunsItsStatementsThenFails) {

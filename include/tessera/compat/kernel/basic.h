@@ -2,9 +2,11 @@
 // globals, ascendc_assert / ASCENDC_ASSERT / KERNEL_LOG, GetSystemCycle, DivCeil, ONE_BLK_SIZE.
 #pragma once
 
+#include <cassert>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -48,6 +50,19 @@ struct AscAssertAt {
     device::FailBlock(StatusCode::kKernelError, std::move(message));
   }
 };
+// The C assert() inside a kernel: fails the block, as a failed assert raises an AI-core exception
+// on the NPU (aclrtSynchronizeStream then returns ACL_ERROR_RT_AICORE_EXCEPTION); on the host it
+// aborts as the C library's does.
+[[noreturn]] inline void KernelAssertFailed(const char* expr, const char* file, unsigned line,
+                                            const char* function) {
+  if (device::CurrentBlock() != nullptr) {
+    device::FailBlock(StatusCode::kKernelError, std::string(file) + ":" + std::to_string(line) +
+                                                    ": " + function + ": Assertion `" + expr +
+                                                    "' failed.");
+  }
+  std::fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, expr);
+  std::abort();
+}
 template <class... Args>
 void KernelLog(int level, const char* format, Args... args) {
   static constexpr const char* kLevels[] = {"DEBUG", "INFO", "WARN", "ERROR"};
@@ -60,6 +75,17 @@ void KernelLog(int level, const char* format, Args... args) {
 
 inline const ::tessera::compat::BlockIdxValue block_idx{};
 inline const ::tessera::compat::BlockNumValue block_num{};
+
+// assert(expr) as the kernels use it (see KernelAssertFailed). <cassert> defines assert again each
+// time it is included, so a kernel source that includes it after kernel_operator.h gets the C
+// library's again.
+#ifndef NDEBUG
+#undef assert
+#define assert(expr)       \
+  (static_cast<bool>(expr) \
+       ? void(0)           \
+       : ::tessera::compat::detail::KernelAssertFailed(#expr, __FILE__, __LINE__, __func__))
+#endif
 
 // ascendc_assert(cond [, format, args...]): fails the block with the formatted message.
 #define ascendc_assert(...) \

@@ -23,6 +23,9 @@ typedef void* aclrtContext;
 
 typedef enum aclrtRunMode { ACL_DEVICE = 0, ACL_HOST = 1 } aclrtRunMode;
 
+/* Scope of aclrtGetLastError / aclrtPeekAtLastError: the calling thread (CANN's only level). */
+typedef enum aclrtLastErrLevel { ACL_RT_THREAD_LEVEL = 0 } aclrtLastErrLevel;
+
 typedef enum aclrtMemMallocPolicy {
   ACL_MEM_MALLOC_HUGE_FIRST = 0,
   ACL_MEM_MALLOC_HUGE_ONLY = 1,
@@ -48,6 +51,10 @@ aclError aclrtResetDevice(int32_t deviceId);
 aclError aclrtGetDevice(int32_t* deviceId);
 aclError aclrtGetRunMode(aclrtRunMode* runMode);
 aclError aclrtSynchronizeDevice(void);
+/* The code of the most recent failed acl call on this thread (ACL_SUCCESS if none); Get clears
+ * it, Peek does not. A level other than ACL_RT_THREAD_LEVEL is ACL_ERROR_INVALID_PARAM. */
+aclError aclrtGetLastError(aclrtLastErrLevel level);
+aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
 aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId);
 aclError aclrtDestroyContext(aclrtContext context);
 aclError aclrtSetCurrentContext(aclrtContext context);

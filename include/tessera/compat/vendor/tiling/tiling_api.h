@@ -3,6 +3,7 @@
 #pragma once
 
 // Platform and tiling-data registration.
+#include "register/tilingdata_base.h"
 
 // Matmul.
 
