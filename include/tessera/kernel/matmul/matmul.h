@@ -36,7 +36,6 @@
 #include <type_traits>
 
 #include "tessera/core/float16.h"
-#include "tessera/device/arch_spec.h"
 #include "tessera/device/block.h"
 #include "tessera/device/memory.h"
 #include "tessera/kernel/check.h"
@@ -46,6 +45,7 @@
 #include "tessera/kernel/local_tensor.h"
 #include "tessera/kernel/matmul/detail/matmul_engine.h"
 #include "tessera/kernel/matmul/detail/matmul_protocol.h"
+#include "tessera/kernel/matmul/matmul_config.h"
 #include "tessera/kernel/pipe.h"
 #include "tessera/tiling/matmul_tiling.h"
 
@@ -53,7 +53,18 @@ namespace tessera::kernel {
 
 using tiling::TCubeTiling;
 
-enum class CubeFormat : uint8_t { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR };
+enum class CubeFormat : uint8_t {
+  ND = 0,
+  NZ,
+  ZN,
+  ZZ,
+  NN,
+  ND_ALIGN,
+  SCALAR,
+  VECTOR,
+  ROW_MAJOR = ND,
+  COLUMN_MAJOR = 8,
+};
 enum class LayoutMode : uint8_t { NONE = 0, BSNGD, SBNGD, BNGS1S2, NORMAL };
 
 // An operand of the Matmul: where it lives, its format and element type; ISTRANS allows
@@ -71,15 +82,11 @@ struct MatmulType {
   static constexpr TPosition srcPos = SRCPOS;
 };
 
-// Matmul configurations (tessera runs every configuration the same way; the names exist so vendor
-// kernels compile).
-struct MatmulConfig {
-  bool doNorm = true;
-  bool doMultiDataLoad = false;
-  bool enUnitFlag = true;
-};
-inline constexpr MatmulConfig CFG_NORM{true, false, true};
-inline constexpr MatmulConfig CFG_MDL{false, true, false};
+// The running launch's system workspace (Ascend C's GetSysWorkSpacePtr): MatmulWorkspaceBytes
+// (blockDim) bytes of GM for the Matmul server, shared by the launch's blocks, so a MIX kernel can
+// pass it to REGIST_MATMUL_OBJ without a workspace argument. It lives while a block of the launch
+// that asked for it is inside its REGIST_MATMUL_OBJ scope.
+uint8_t* GetSysWorkSpacePtr();
 
 // GM bytes REGIST_MATMUL_OBJ needs in a MIX launch of `block_dim` groups (host or kernel).
 constexpr uint64_t MatmulWorkspaceBytes(uint32_t block_dim) {
@@ -87,7 +94,9 @@ constexpr uint64_t MatmulWorkspaceBytes(uint32_t block_dim) {
 }
 
 // The buffer sizes of a profile's AI core, for the host tiling classes (host side).
-inline tiling::MatmulPlatform MatmulPlatformOf(const device::ArchSpec& arch) {
+// (A template so this header does not need device/arch_spec.h, which is C++20.)
+template <class ArchSpec>
+tiling::MatmulPlatform MatmulPlatformOf(const ArchSpec& arch) {
   tiling::MatmulPlatform p;
   p.l1_bytes = static_cast<int64_t>(arch.l1_bytes);
   p.l0a_bytes = static_cast<int64_t>(arch.l0a_bytes);
@@ -204,12 +213,19 @@ class Matmul {
   }
 
   // Steps to the next base block; false when the core's block is done (then starts over).
+  // Iterate<false>() is the vendor's asynchronous form: it starts the walk, and each
+  // GetTensorC<false>() then delivers the next base block in order (tessera computes a block when
+  // it is fetched, so no result waits in a workspace).
   template <bool sync = true>
   bool Iterate(bool enPartialSum = false) {
-    static_assert(sync, "tessera's Matmul runs synchronously: use Iterate<true>()");
     detail::MatmulRequire(!enPartialSum, "Matmul::Iterate", "enPartialSum is not supported");
     CheckReady("Matmul::Iterate");
     const int64_t total = MBlocks() * NBlocks();
+    if constexpr (!sync) {
+      cursor_ = 0;
+      asyncWalk_ = true;
+      return true;
+    }
     if (cursor_ + 1 >= total) {
       cursor_ = -1;
       return false;
@@ -219,13 +235,13 @@ class Matmul {
   }
 
   // The current base block to GM: at its place in the core's block (row pitch N), or with
-  // enSequentialWrite at gm's start with row pitch baseN.
+  // enSequentialWrite at gm's start with row pitch baseN. GetTensorC<false> (after Iterate<false>)
+  // writes the walk's next block.
   template <bool sync = true>
   void GetTensorC(const GlobalTensor<CT>& gm, uint8_t enAtomic = 0,
                   bool enSequentialWrite = false) {
-    static_assert(sync, "tessera's Matmul runs synchronously: use GetTensorC<true>()");
     detail::MatmulRequire(enAtomic == 0, "Matmul::GetTensorC", "enAtomic must be 0");
-    CheckBlock("Matmul::GetTensorC");
+    CheckBlock<sync>("Matmul::GetTensorC");
     const int64_t bi = BlockRow(), bj = BlockCol();
     detail::MatmulJob job = Job(bi, bj);
     if (enSequentialWrite) {
@@ -236,14 +252,14 @@ class Matmul {
       job.dstPitch = orgN_;
     }
     Run(job);
+    if constexpr (!sync) Advance();
   }
 
   // The current base block to a VECIN (UB) tensor as a baseM x baseN tile (MIX clients only).
   template <bool sync = true>
   void GetTensorC(const LocalTensor<CT>& ub, uint8_t enAtomic = 0, bool = false) {
-    static_assert(sync, "tessera's Matmul runs synchronously: use GetTensorC<true>()");
     detail::MatmulRequire(enAtomic == 0, "Matmul::GetTensorC", "enAtomic must be 0");
-    CheckBlock("Matmul::GetTensorC");
+    CheckBlock<sync>("Matmul::GetTensorC");
     detail::MatmulRequire(
         link_ != nullptr, "Matmul::GetTensorC",
         "a UB destination needs the MIX client mode (an AIV of a MIX kernel after "
@@ -260,13 +276,15 @@ class Matmul {
     GlobalTensor<CT> g;
     g.SetGlobalBuffer(cbuf, count);
     DataCopy(ub, g, count);
+    if constexpr (!sync) Advance();
   }
 
   // The whole core block to GM (row pitch N; enSequentialWrite: pitch singleCoreN).
+  // IterateAll<false> is the asynchronous form: WaitIterateAll() completes it (tessera has written
+  // C by then already).
   template <bool sync = true>
   void IterateAll(const GlobalTensor<CT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false,
                   bool = false, bool = false) {
-    static_assert(sync, "tessera's Matmul runs synchronously: use IterateAll<true>()");
     detail::MatmulRequire(enAtomic == 0, "Matmul::IterateAll", "enAtomic must be 0");
     CheckReady("Matmul::IterateAll");
     detail::MatmulJob job = Job(0, 0);
@@ -275,9 +293,27 @@ class Matmul {
     job.dst = gm.data();
     job.dstPitch = enSequentialWrite ? singleN_ : orgN_;
     Run(job);
+    pendingAll_ = !sync;
+  }
+  // Waits for the IterateAll<false> before it.
+  void WaitIterateAll() {
+    detail::MatmulRequire(pendingAll_, "Matmul::WaitIterateAll",
+                          "no IterateAll<false>() is pending");
+    pendingAll_ = false;
   }
 
-  void End() { Reset(); }
+  // GM the vendor's asynchronous forms park results in. tessera computes a block when it is
+  // fetched, so it keeps no results there; the buffer is accepted and left untouched.
+  template <class T>
+  void SetWorkspace(const GlobalTensor<T>&) {}
+  template <class T>
+  void SetWorkspace(T*, int) {}
+
+  void End() {
+    Reset();
+    asyncWalk_ = false;
+    pendingAll_ = false;
+  }
 
   // The AIV index inside its group (0/1); 0 on the AIC.
   uint8_t GetSubBlockIdx() const { return static_cast<uint8_t>(device::GetSubBlockIdx()); }
@@ -316,10 +352,26 @@ class Matmul {
                           "row pitches above 65535 elements are not supported (A " +
                               std::to_string(pitch_a) + ", B " + std::to_string(pitch_b) + ")");
   }
+  template <bool sync>
   void CheckBlock(const char* api) const {
     CheckReady(api);
-    detail::MatmulRequire(cursor_ >= 0, api,
-                          "call Iterate() first (it returned false or was not called)");
+    if constexpr (sync) {
+      detail::MatmulRequire(cursor_ >= 0, api,
+                            "call Iterate() first (it returned false or was not called)");
+    } else {
+      detail::MatmulRequire(asyncWalk_ && cursor_ >= 0, api,
+                            "call Iterate<false>() first, and fetch at most one block per base "
+                            "block of the core");
+    }
+  }
+  // The asynchronous walk's next block; the walk ends after the last one.
+  void Advance() {
+    if (cursor_ + 1 >= MBlocks() * NBlocks()) {
+      cursor_ = -1;
+      asyncWalk_ = false;
+    } else {
+      ++cursor_;
+    }
   }
 
   detail::MatmulJob Job(int64_t bi, int64_t bj) const {
@@ -371,6 +423,8 @@ class Matmul {
   int64_t orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0;
   int64_t singleM_ = 0, singleN_ = 0, singleK_ = 0;
   int64_t cursor_ = -1;
+  bool asyncWalk_ = false;   // Iterate<false>() started a walk GetTensorC<false>() follows
+  bool pendingAll_ = false;  // an IterateAll<false>() not yet waited for
   detail::MatmulClientLink* link_ = nullptr;  // the REGIST guard's, in MIX client mode
 };
 

@@ -5,8 +5,9 @@
 // Platform and tiling-data registration.
 
 // Matmul.
+#include "lib/matmul/matmul_tiling.h"
+#include "tiling/platform/platform_ascendc.h"
 
 // Activation and math.
 
 // Normalization, quantization, reduce, sort, index, filter, transpose, random, utilities.
-
