@@ -506,9 +506,11 @@ Result<MatmulApiTiling::CoreSplit> MultiCoreMatmulTiling::SplitCores() const {
       const int64_t used = mUsed * blocks(n, sN);
       if (used > dim_) continue;
       const int64_t cost = RoundUp(sM, 16) * RoundUp(sN, 16);
-      // Ties: fewer cores, then the taller block (split N first, as Ascend C's samples do).
+      // Ties: fewer cores, then cut the shorter side of C (M when square), which is the split
+      // Ascend C's tiling picks in its samples (512 x 128 on 2 cores: N; 512 x 512: M).
+      const bool cutShorter = n < m ? sM > best.singleM : sN > best.singleN;
       if (cost < bestCost || (cost == bestCost && used < best.usedCores) ||
-          (cost == bestCost && used == best.usedCores && sM > best.singleM)) {
+          (cost == bestCost && used == best.usedCores && cutShorter)) {
         bestCost = cost;
         best = CoreSplit{static_cast<int32_t>(sM), static_cast<int32_t>(sN),
                          static_cast<int32_t>(used)};

@@ -107,9 +107,45 @@ tiling::MatmulPlatform MatmulPlatformOf(const ArchSpec& arch) {
   return p;
 }
 
+// The user callbacks of Ascend C's Matmul (custom C copy-out, custom A/B copy-in to L1), the
+// sixth template argument. tessera's Matmul takes only the form without callbacks.
+template <
+    void (*DataCopyOut)(const void* gm, const LocalTensor<int8_t>& co1Local,
+                        const void* dataCopyOutParams, const uint64_t tilingPtr,
+                        const uint64_t dataPtr) = nullptr,
+    void (*CopyA1)(const LocalTensor<int8_t>& aMatrix, const void* gm, int row, int col, int useM,
+                   int useK, const uint64_t tilingPtr, const uint64_t dataPtr) = nullptr,
+    void (*CopyB1)(const LocalTensor<int8_t>& bMatrix, const void* gm, int row, int col, int useK,
+                   int useN, const uint64_t tilingPtr, const uint64_t dataPtr) = nullptr>
+struct MatmulCallBackFunc {
+  static constexpr auto DataCopyOutPtr = DataCopyOut;
+  static constexpr auto CopyA1Ptr = CopyA1;
+  static constexpr auto CopyB1Ptr = CopyB1;
+};
+
+// Matmul policies (the seventh template argument) pick how the NPU schedules the data movement.
+// tessera's result is the same for these two; policies that change what is computed (the
+// triangular ones) are not provided.
+namespace matmul_policy {
+template <const auto& MM_CFG, class... Types>
+struct MatmulPolicy {};
+// Ascend C's N-buffer 3x3 reuse of L1 tiles: a schedule only.
+template <const auto& MM_CFG, class... Types>
+struct NBuffer33MatmulPolicy {};
+}  // namespace matmul_policy
+
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE,
-          const auto& MM_CFG = CFG_NORM>
+          const auto& MM_CFG = CFG_NORM, class MM_CB = MatmulCallBackFunc<>,
+          template <const auto&, class...> class MATMUL_POLICY = matmul_policy::MatmulPolicy>
 class Matmul {
+  static_assert(MM_CB::DataCopyOutPtr == nullptr && MM_CB::CopyA1Ptr == nullptr &&
+                    MM_CB::CopyB1Ptr == nullptr,
+                "Matmul: tessera does not run MatmulCallBackFunc callbacks; use "
+                "MatmulCallBackFunc<nullptr, nullptr, nullptr>");
+  static_assert(
+      std::is_same_v<MATMUL_POLICY<MM_CFG>, matmul_policy::MatmulPolicy<MM_CFG>> ||
+          std::is_same_v<MATMUL_POLICY<MM_CFG>, matmul_policy::NBuffer33MatmulPolicy<MM_CFG>>,
+      "Matmul: tessera runs the default policy and NBuffer33MatmulPolicy only");
   using AT = typename A_TYPE::T;
   using BT = typename B_TYPE::T;
   using CT = typename C_TYPE::T;

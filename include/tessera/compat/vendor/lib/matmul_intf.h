@@ -53,6 +53,15 @@ using tessera::kernel::ScheduleType;
 using tessera::kernel::SHARED_CO1_BUFFER_SIZE;
 using tessera::kernel::SINGLE_BATCH;
 
+namespace AscendC {
+namespace Impl::Detail {
+using ::tessera::kernel::matmul_policy::MatmulPolicy;
+using ::tessera::kernel::matmul_policy::NBuffer33MatmulPolicy;
+}  // namespace Impl::Detail
+// Bytes of one C0 unit (a fractal row of 32 bytes), which Matmul kernels use for copy strides.
+inline constexpr uint32_t DEFAULT_C0_SIZE = 32;
+}  // namespace AscendC
+
 namespace matmul {
 using namespace AscendC;
 }  // namespace matmul

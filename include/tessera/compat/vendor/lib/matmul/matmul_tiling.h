@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iostream>  // host tiling code prints with std::cout, as the vendor's headers allow
 #include <memory>
 #include <string>
 
