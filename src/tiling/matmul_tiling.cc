@@ -1,8 +1,11 @@
 #include "tessera/tiling/matmul_tiling.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tessera::tiling {
 namespace {
@@ -473,6 +476,78 @@ int32_t MultiCoreMatmulTiling::SetSingleShape(int32_t singleMIn, int32_t singleN
   return Ok();
 }
 
+namespace {
+
+// Ascend C's choice of mDim x nDim for a large C (its "split MN" case: M >= 128 and M*N above
+// 26214 elements per core): over the factor pairs of the core count, the split whose per-core
+// base blocks (128 x 256, or the SetFixSplit sizes) have the highest compute per byte loaded, then
+// (within 1% of cycles) the one loading less along the other side. Used so kernels that assume
+// the vendor's split (a fixed M or N split) read the blocks they expect.
+struct SplitScore {
+  int32_t mDim, nDim;
+  double cycles, intensity, band;
+};
+
+bool VendorSplitMN(int64_t m, int64_t n, int32_t dim, int32_t elemBytes, bool aTrans, bool bTrans,
+                   int32_t* mDimOut, int32_t* nDimOut) {
+  constexpr int64_t kMnLimit = 26214;  // 128 * 256 * 0.8
+  if (m < 128 || m * n <= kMnLimit * dim || elemBytes <= 0) return false;
+  int64_t baseM = 128, baseN = 256;
+  if (aTrans && bTrans) std::swap(baseM, baseN);
+  const int64_t baseK = 128 / elemBytes;
+  const int64_t align = 256 / elemBytes;  // elements of one 256-byte copy unit
+  const auto single = [&](bool needAlign, int64_t total, int64_t parts, bool* ok) {
+    int64_t s = CeilDiv(total, parts);
+    *ok = true;
+    if (!needAlign || parts <= 1) return s;
+    const int64_t aligned = RoundUp(s, align);
+    if (aligned >= CeilDiv(total, parts - 1)) {
+      *ok = false;
+      return s;
+    }
+    return aligned;
+  };
+  const auto cycles = [&](int64_t bm, int64_t bn) {
+    return static_cast<double>(bm * bn * baseK) / (16.0 * 16.0 * (32 / elemBytes));
+  };
+  const auto traffic = [&](int64_t bm, int64_t bn) {
+    return static_cast<double>(bm * baseK * elemBytes + bn * baseK * elemBytes);
+  };
+  std::vector<SplitScore> scores;
+  for (int32_t i = 1; i <= dim; ++i) {
+    if (dim % i != 0) continue;
+    const int32_t mDim = i, nDim = dim / i;
+    bool okA = true, okB = true;
+    const int64_t sm = single(aTrans && m % align == 0, m, mDim, &okA);
+    const int64_t sn = single(!bTrans && n % align == 0, n, nDim, &okB);
+    const double ratio = (okA && okB) ? 1.0 : 2.0;
+    const int64_t mainM = sm / baseM, tailM = sm % baseM, mainN = sn / baseN, tailN = sn % baseN;
+    double cyc = 0, mem = 0;
+    const auto add = [&](int64_t bm, int64_t bn, int64_t count) {
+      cyc += cycles(bm, bn) * count;
+      mem += ratio * traffic(bm, bn) * count;
+    };
+    if (mainM > 0 && mainN > 0) add(baseM, baseN, mainM * mainN);
+    if (mainM > 0 && tailN > 0) add(baseM, tailN, mainM);
+    if (tailM > 0 && mainN > 0) add(tailM, baseN, mainN);
+    if (tailM > 0 && tailN > 0) add(tailM, tailN, 1);
+    const double band = static_cast<double>((dim - mDim) * baseM + (dim - nDim) * baseN) /
+                        static_cast<double>((baseM + baseN) * dim);
+    scores.push_back({mDim, nDim, cyc, mem > 0 ? cyc / mem : 0.0, band});
+  }
+  std::stable_sort(scores.begin(), scores.end(), [](const SplitScore& a, const SplitScore& b) {
+    if (std::fabs(a.intensity - b.intensity) > 1e-4) return a.intensity > b.intensity;
+    if (std::fabs(a.cycles - b.cycles) < 0.01 * b.cycles) return a.band > b.band;
+    return a.cycles < b.cycles;
+  });
+  if (scores.empty()) return false;
+  *mDimOut = scores.front().mDim;
+  *nDimOut = scores.front().nDim;
+  return true;
+}
+
+}  // namespace
+
 Result<MatmulApiTiling::CoreSplit> MultiCoreMatmulTiling::SplitCores() const {
   const int64_t m = m_, n = n_;
   if (singleM_ > m || singleN_ > n) {
@@ -494,6 +569,16 @@ Result<MatmulApiTiling::CoreSplit> MultiCoreMatmulTiling::SplitCores() const {
     const int64_t s = RoundUp(CeilDiv(total, parts), 16);
     return std::min(s, total);
   };
+  int32_t vendorM = 0, vendorN = 0;
+  // With SetFixSplit the vendor's tiling does not follow this model (its MIX sample splits
+  // 512 x 128 with 128 x 64 bases by N), so tessera's own split below is kept then.
+  if (singleM_ <= 0 && singleN_ <= 0 && fixBaseM_ <= 0 && fixBaseN_ <= 0 &&
+      VendorSplitMN(m, n, dim_, DataTypeBytes(a_.type), a_.isTrans, b_.isTrans, &vendorM,
+                    &vendorN)) {
+    const int64_t sM = single_for(m, vendorM), sN = single_for(n, vendorN);
+    return CoreSplit{static_cast<int32_t>(sM), static_cast<int32_t>(sN),
+                     static_cast<int32_t>(blocks(m, sM) * blocks(n, sN))};
+  }
   CoreSplit best{};
   int64_t bestCost = std::numeric_limits<int64_t>::max();
   const int64_t mParts = singleM_ > 0 ? 1 : std::min<int64_t>(dim_, CeilDiv(m, 16));
@@ -506,11 +591,9 @@ Result<MatmulApiTiling::CoreSplit> MultiCoreMatmulTiling::SplitCores() const {
       const int64_t used = mUsed * blocks(n, sN);
       if (used > dim_) continue;
       const int64_t cost = RoundUp(sM, 16) * RoundUp(sN, 16);
-      // Ties: fewer cores, then cut the shorter side of C (M when square), which is the split
-      // Ascend C's tiling picks in its samples (512 x 128 on 2 cores: N; 512 x 512: M).
-      const bool cutShorter = n < m ? sM > best.singleM : sN > best.singleN;
+      // Ties: fewer cores, then the taller block (split N first, as Ascend C's samples do).
       if (cost < bestCost || (cost == bestCost && used < best.usedCores) ||
-          (cost == bestCost && used == best.usedCores && cutShorter)) {
+          (cost == bestCost && used == best.usedCores && sM > best.singleM)) {
         bestCost = cost;
         best = CoreSplit{static_cast<int32_t>(sM), static_cast<int32_t>(sN),
                          static_cast<int32_t>(used)};

@@ -323,6 +323,21 @@ TEST(CompatMatmul, HostTilingMatchesKernelStructAndRefusesWhatItCannotRun) {
   EXPECT_NE(single.GetErrorInfo().find("SetAType"), std::string::npos) << single.GetErrorInfo();
 }
 
+// Large products are split over the cores as the vendor's tiling splits them, so kernels written
+// for its split (the introduction sample assumes M halves) read the right blocks.
+TEST(CompatMatmul, MultiCoreSplitFollowsTheVendor) {
+  const auto split = [](const Problem& p, uint32_t dim) {
+    const std::vector<uint8_t> buf = VendorTiling(p, mt::TPosition::GM, dim);
+    TCubeTiling t;
+    std::memcpy(&t, buf.data(), sizeof(t));
+    return std::make_pair((t.M + t.singleCoreM - 1) / t.singleCoreM,
+                          (t.N + t.singleCoreN - 1) / t.singleCoreN);
+  };
+  EXPECT_EQ(split({512, 512, 128, false}, 2), std::make_pair(2, 1));
+  EXPECT_EQ(split({128, 7679, 128, true}, 24), std::make_pair(1, 24));
+  EXPECT_EQ(split({4097, 255, 64, true}, 24).first * split({4097, 255, 64, true}, 24).second, 24);
+}
+
 TEST(CompatMatmul, CubeIterateAllOddSizes) {
   RunCube<0, CFG_NORM>({31, 97, 33, true}, 1);
   RunCube<0, CFG_MDL>({1, 15, 17, false}, 2);
