@@ -261,16 +261,25 @@ Result<TCubeTiling> MatmulApiTiling::Compute() const {
                            " position " + PositionName(a_.pos != TPosition::GM ? a_.pos : b_.pos) +
                            " is not supported; tessera's Matmul reads A and B from GM");
   }
-  if (a_.format != CubeFormat::ND || b_.format != CubeFormat::ND) {
+  // A VECTOR A is a single row of K elements (GEMV): the ND layout with M = 1.
+  if ((a_.format != CubeFormat::ND && a_.format != CubeFormat::VECTOR) ||
+      b_.format != CubeFormat::ND) {
     return InvalidArgument(
-        "Matmul tiling: A and B must be CubeFormat::ND (NZ inputs are not supported)");
+        "Matmul tiling: A must be CubeFormat::ND or VECTOR and B CubeFormat::ND (NZ inputs are "
+        "not supported)");
+  }
+  if (a_.format == CubeFormat::VECTOR && (m_ != 1 || a_.isTrans)) {
+    return InvalidArgument("Matmul tiling: a VECTOR A needs M = 1 (SetShape m is " + S(m_) +
+                           ") and no transpose");
   }
   if (c_.pos != TPosition::GM && c_.pos != TPosition::VECIN) {
     return InvalidArgument(std::string("Matmul tiling: C position ") + PositionName(c_.pos) +
                            " is not supported; expected GM or VECIN");
   }
-  if (c_.format != CubeFormat::ND) {
-    return InvalidArgument("Matmul tiling: C must be CubeFormat::ND");
+  // ND_ALIGN: ND with each row padded to 32 bytes (GM only).
+  if (c_.format != CubeFormat::ND &&
+      !(c_.format == CubeFormat::ND_ALIGN && c_.pos == TPosition::GM)) {
+    return InvalidArgument("Matmul tiling: C must be CubeFormat::ND (or ND_ALIGN in GM)");
   }
   int32_t biasBytes = 0;
   if (hasBias_) {

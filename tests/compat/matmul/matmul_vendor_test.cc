@@ -44,17 +44,19 @@ __aicore__ inline void CopyTiling(TCubeTiling* tiling, __gm__ uint8_t* tilingGM)
 
 // 0: IterateAll, 1: Iterate + GetTensorC, 2: IterateAll<false> + WaitIterateAll,
 // 3: REGIST with a null tiling, Init later.
-template <int MODE, const auto& CFG>
+template <int MODE, const auto& CFG, CubeFormat AF = CubeFormat::ND, CubeFormat CF = CubeFormat::ND>
 __global__ __cube__ void cube_matmul(__gm__ uint8_t* a, __gm__ uint8_t* b, __gm__ uint8_t* bias,
                                      __gm__ uint8_t* c, __gm__ uint8_t* tilingGm) {
   TCubeTiling tiling;
   CopyTiling(&tiling, tilingGm);
   AscendC::TPipe pipe;
-  AscendC::Matmul<AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half>,
+  AscendC::Matmul<AscendC::MatmulType<AscendC::TPosition::GM, AF, half>,
                   AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half>,
-                  AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>,
+                  AscendC::MatmulType<AscendC::TPosition::GM, CF, float>,
                   AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>, CFG>
       mm;
+  // ND_ALIGN: C rows are N rounded up to 8 floats.
+  const int32_t pitchC = CF == CubeFormat::ND_ALIGN ? (tiling.N + 7) / 8 * 8 : tiling.N;
   if constexpr (MODE == 3) {
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, (TCubeTiling*)nullptr);
     mm.Init(&tiling);
@@ -68,7 +70,7 @@ __global__ __cube__ void cube_matmul(__gm__ uint8_t* a, __gm__ uint8_t* b, __gm_
   AscendC::GlobalTensor<float> cG, biasG;
   aG.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(a) + mi * tiling.singleCoreM * tiling.Ka);
   bG.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(b) + ni * tiling.singleCoreN);
-  cG.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(c) + mi * tiling.singleCoreM * tiling.N +
+  cG.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(c) + mi * tiling.singleCoreM * pitchC +
                      ni * tiling.singleCoreN);
   biasG.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(bias) + ni * tiling.singleCoreN);
   const int tailM = std::min(tiling.M - mi * tiling.singleCoreM, tiling.singleCoreM);
@@ -159,16 +161,17 @@ struct Problem {
 };
 
 // The vendor samples' host code: the platform, the multi-core tiling, SaveToBuffer.
-std::vector<uint8_t> VendorTiling(const Problem& p, mt::TPosition cPos, uint32_t dim) {
+std::vector<uint8_t> VendorTiling(const Problem& p, mt::TPosition cPos, uint32_t dim,
+                                  mt::CubeFormat aFormat = mt::CubeFormat::ND,
+                                  mt::CubeFormat cFormat = mt::CubeFormat::ND) {
   auto* platform = platform_ascendc::PlatformAscendCManager::GetInstance();
   EXPECT_NE(platform, nullptr);
   matmul_tiling::MultiCoreMatmulTiling api(*platform);
   api.SetDim(static_cast<int32_t>(dim));
-  EXPECT_EQ(api.SetAType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT16, false),
-            0);
+  EXPECT_EQ(api.SetAType(mt::TPosition::GM, aFormat, mt::DataType::DT_FLOAT16, false), 0);
   EXPECT_EQ(api.SetBType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT16, false),
             0);
-  EXPECT_EQ(api.SetCType(cPos, mt::CubeFormat::ND, mt::DataType::DT_FLOAT), 0);
+  EXPECT_EQ(api.SetCType(cPos, cFormat, mt::DataType::DT_FLOAT), 0);
   EXPECT_EQ(api.SetBiasType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT), 0);
   api.SetOrgShape(p.m, p.n, p.k);
   api.SetShape(p.m, p.n, p.k);
@@ -231,11 +234,13 @@ void ExpectClose(const float* c, const Data& d, const Problem& p) {
   }
 }
 
-template <int MODE, const auto& CFG>
+template <int MODE, const auto& CFG, CubeFormat AF = CubeFormat::ND, CubeFormat CF = CubeFormat::ND>
 void RunCube(const Problem& p, uint32_t seed) {
   auto* platform = platform_ascendc::PlatformAscendCManager::GetInstance();
+  const auto hostFormat = [](CubeFormat f) { return static_cast<mt::CubeFormat>(f); };
   const std::vector<uint8_t> tilingBuf =
-      VendorTiling(p, mt::TPosition::GM, platform->GetCoreNumAic());
+      VendorTiling(p, mt::TPosition::GM, platform->GetCoreNumAic(), hostFormat(AF), hostFormat(CF));
+  const int32_t pitchC = CF == CubeFormat::ND_ALIGN ? (p.n + 7) / 8 * 8 : p.n;
   const auto* t = reinterpret_cast<const TCubeTiling*>(tilingBuf.data());
   ASSERT_GE(t->usedCoreNum, 1);
   const Data d = MakeData(p, seed);
@@ -243,19 +248,33 @@ void RunCube(const Problem& p, uint32_t seed) {
   void* db = ToDevice(d.b);
   void* dbias = ToDevice(d.bias);
   void* dt = ToDevice(tilingBuf);
-  auto dc = tessera::device::Malloc(d.ref.size() * sizeof(float));
+  const size_t cCount = static_cast<size_t>(p.m) * pitchC;
+  auto dc = tessera::device::Malloc(cCount * sizeof(float));
   ASSERT_TRUE(dc.ok());
+  std::memset(*dc, 0x7f, cCount * sizeof(float));  // pads must be written, not left
   auto stream = tessera::device::Stream::Create();
   ASSERT_TRUE(stream.ok());
   ASSERT_TRUE(tessera::device::Launch(
                   tessera::device::LaunchConfig{static_cast<uint32_t>(t->usedCoreNum),
                                                 tessera::device::KernelType::kAic, "cube", true},
-                  cube_matmul<MODE, CFG>, *stream, static_cast<uint8_t*>(da),
+                  cube_matmul<MODE, CFG, AF, CF>, *stream, static_cast<uint8_t*>(da),
                   static_cast<uint8_t*>(db), static_cast<uint8_t*>(dbias),
                   static_cast<uint8_t*>(*dc), static_cast<uint8_t*>(dt))
                   .ok());
   ASSERT_TRUE(stream->Synchronize().ok()) << stream->GetError().message();
-  ExpectClose(static_cast<const float*>(*dc), d, p);
+  const float* c = static_cast<const float*>(*dc);
+  std::vector<float> dense(d.ref.size());
+  for (int i = 0; i < p.m; ++i) {
+    for (int j = 0; j < pitchC; ++j) {
+      const float v = c[static_cast<size_t>(i) * pitchC + j];
+      if (j < p.n) {
+        dense[static_cast<size_t>(i) * p.n + j] = v;
+      } else {
+        ASSERT_EQ(v, 0.0f) << "ND_ALIGN pad " << i << ", " << j;
+      }
+    }
+  }
+  ExpectClose(dense.data(), d, p);
   for (void* x : {da, db, dbias, dt, *dc})
     (void)tessera::device::Free(x);
 }
@@ -342,6 +361,13 @@ TEST(CompatMatmul, CubeIterateAllOddSizes) {
   RunCube<0, CFG_NORM>({31, 97, 33, true}, 1);
   RunCube<0, CFG_MDL>({1, 15, 17, false}, 2);
   RunCube<0, kCustom>({255, 129, 70, true}, 3);
+}
+
+// A VECTOR A (GEMV, M = 1) and an ND_ALIGN C (rows padded to 32 bytes, pads zero).
+TEST(CompatMatmul, VectorAAndNdAlignC) {
+  RunCube<0, CFG_NORM, CubeFormat::VECTOR>({1, 97, 255, true}, 8);
+  RunCube<0, CFG_NORM, CubeFormat::ND, CubeFormat::ND_ALIGN>({70, 7679, 40, true}, 9);
+  RunCube<1, CFG_NORM, CubeFormat::ND, CubeFormat::ND_ALIGN>({33, 31, 17, false}, 10);
 }
 
 TEST(CompatMatmul, CubeIterateGetTensorC) {

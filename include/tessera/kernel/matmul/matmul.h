@@ -175,9 +175,14 @@ class Matmul {
   static_assert(C_TYPE::pos == TPosition::GM || C_TYPE::pos == TPosition::VECIN ||
                     C_TYPE::pos == TPosition::VECCALC,
                 "Matmul: C is written to GM or to a VECIN (UB) tensor");
-  static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND &&
-                    C_TYPE::format == CubeFormat::ND,
-                "Matmul: tessera supports ND operands");
+  static_assert((A_TYPE::format == CubeFormat::ND || A_TYPE::format == CubeFormat::VECTOR) &&
+                    B_TYPE::format == CubeFormat::ND &&
+                    (C_TYPE::format == CubeFormat::ND ||
+                     (C_TYPE::format == CubeFormat::ND_ALIGN && C_TYPE::pos == TPosition::GM)),
+                "Matmul: tessera supports ND operands, a VECTOR A (M = 1) and an ND_ALIGN C in GM");
+  // ND_ALIGN: C rows are padded to 32 bytes; a block writes its padded width, zeros past N.
+  static constexpr bool kAlignC = C_TYPE::format == CubeFormat::ND_ALIGN;
+  static constexpr int64_t kCAlign = 32 / static_cast<int64_t>(sizeof(CT));
 
  public:
   // Takes the tiling (copied) and validates it against this core's buffers; fails the block
@@ -284,10 +289,11 @@ class Matmul {
       job.dst = gm.data();
       job.dstPitch = tiling_.baseN;
     } else {
-      job.dst = gm.data() + bi * tiling_.baseM * orgN_ + bj * tiling_.baseN;
-      job.dstPitch = orgN_;
+      job.dst = gm.data() + bi * tiling_.baseM * PitchC() + bj * tiling_.baseN;
+      job.dstPitch = PitchC();
     }
     Run(job);
+    PadC(job);
     if constexpr (!sync) Advance();
   }
 
@@ -327,8 +333,9 @@ class Matmul {
     job.rows = singleM_;
     job.cols = singleN_;
     job.dst = gm.data();
-    job.dstPitch = enSequentialWrite ? singleN_ : orgN_;
+    job.dstPitch = enSequentialWrite ? singleN_ : PitchC();
     Run(job);
+    PadC(job);
     pendingAll_ = !sync;
   }
   // Waits for the IterateAll<false> before it.
@@ -361,6 +368,20 @@ class Matmul {
   static void Serve(const detail::MatmulJob& job) { detail::RunMatmulJob<AT, CT, BiasT>(job); }
 
   void Reset() { cursor_ = -1; }
+  // C's row pitch in GM: N, or N rounded up to 32 bytes for ND_ALIGN.
+  int64_t PitchC() const { return kAlignC ? detail::CeilDiv(orgN_, kCAlign) * kCAlign : orgN_; }
+  // ND_ALIGN: the columns from a block's last one to its 32-byte boundary are zero, as the
+  // NPU's copy-out writes them (the padded columns of B are zero in L1).
+  void PadC(const detail::MatmulJob& job) const {
+    if constexpr (kAlignC) {
+      const int64_t padded =
+          std::min<int64_t>(detail::CeilDiv(job.cols, kCAlign) * kCAlign, job.dstPitch);
+      auto* dst = static_cast<CT*>(job.dst);
+      for (int64_t r = 0; r < job.rows; ++r)
+        for (int64_t c = job.cols; c < padded; ++c)
+          dst[r * job.dstPitch + c] = CT{};
+    }
+  }
   int64_t MBlocks() const { return detail::CeilDiv(singleM_, tiling_.baseM); }
   int64_t NBlocks() const { return detail::CeilDiv(singleN_, tiling_.baseN); }
   int64_t BlockRow() const {
