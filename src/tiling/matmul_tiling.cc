@@ -497,12 +497,12 @@ struct SplitScore {
   double cycles, intensity, band;
 };
 
-bool VendorSplitMN(int64_t m, int64_t n, int32_t dim, int32_t elemBytes, bool aTrans, bool bTrans,
-                   int32_t* mDimOut, int32_t* nDimOut) {
-  constexpr int64_t kMnLimit = 26214;  // 128 * 256 * 0.8
-  if (m < 128 || m * n <= kMnLimit * dim || elemBytes <= 0) return false;
-  int64_t baseM = 128, baseN = 256;
-  if (aTrans && bTrans) std::swap(baseM, baseN);
+// The vendor's ranking of (mDim, nDim) candidates for base blocks baseM x baseN: the highest
+// compute per byte loaded first, then (within 1% of cycles) the one loading less along the other
+// side, then fewer cycles. Returns false when there is no candidate.
+bool BestVendorSplit(const std::vector<std::pair<int32_t, int32_t>>& candidates, int64_t m,
+                     int64_t n, int32_t dim, int64_t baseM, int64_t baseN, int32_t elemBytes,
+                     bool aTrans, bool bTrans, int32_t* mDimOut, int32_t* nDimOut) {
   const int64_t baseK = 128 / elemBytes;
   const int64_t align = 256 / elemBytes;  // elements of one 256-byte copy unit
   const auto single = [&](bool needAlign, int64_t total, int64_t parts, bool* ok) {
@@ -523,9 +523,7 @@ bool VendorSplitMN(int64_t m, int64_t n, int32_t dim, int32_t elemBytes, bool aT
     return static_cast<double>(bm * baseK * elemBytes + bn * baseK * elemBytes);
   };
   std::vector<SplitScore> scores;
-  for (int32_t i = 1; i <= dim; ++i) {
-    if (dim % i != 0) continue;
-    const int32_t mDim = i, nDim = dim / i;
+  for (const auto& [mDim, nDim] : candidates) {
     bool okA = true, okB = true;
     const int64_t sm = single(aTrans && m % align == 0, m, mDim, &okA);
     const int64_t sn = single(!bTrans && n % align == 0, n, nDim, &okB);
@@ -544,15 +542,34 @@ bool VendorSplitMN(int64_t m, int64_t n, int32_t dim, int32_t elemBytes, bool aT
                         static_cast<double>((baseM + baseN) * dim);
     scores.push_back({mDim, nDim, cyc, mem > 0 ? cyc / mem : 0.0, band});
   }
-  std::stable_sort(scores.begin(), scores.end(), [](const SplitScore& a, const SplitScore& b) {
-    if (std::fabs(a.intensity - b.intensity) > 1e-4) return a.intensity > b.intensity;
-    if (std::fabs(a.cycles - b.cycles) < 0.01 * b.cycles) return a.band > b.band;
-    return a.cycles < b.cycles;
+  std::stable_sort(scores.begin(), scores.end(), [](const SplitScore& x, const SplitScore& y) {
+    if (std::fabs(x.intensity - y.intensity) > 1e-4) return x.intensity > y.intensity;
+    if (std::fabs(x.cycles - y.cycles) < 0.01 * y.cycles) return x.band > y.band;
+    return x.cycles < y.cycles;
   });
   if (scores.empty()) return false;
   *mDimOut = scores.front().mDim;
   *nDimOut = scores.front().nDim;
   return true;
+}
+
+// The vendor's base block of a multi-core split: 128 x 256 (256 x 128 with both transposed).
+std::pair<int64_t, int64_t> VendorBaseBlock(bool aTrans, bool bTrans) {
+  return aTrans && bTrans ? std::make_pair<int64_t, int64_t>(256, 128)
+                          : std::make_pair<int64_t, int64_t>(128, 256);
+}
+
+bool VendorSplitMN(int64_t m, int64_t n, int32_t dim, int32_t elemBytes, bool aTrans, bool bTrans,
+                   int32_t* mDimOut, int32_t* nDimOut) {
+  constexpr int64_t kMnLimit = 26214;  // 128 * 256 * 0.8
+  if (m < 128 || m * n <= kMnLimit * dim || elemBytes <= 0) return false;
+  std::vector<std::pair<int32_t, int32_t>> candidates;
+  for (int32_t i = 1; i <= dim; ++i) {
+    if (dim % i == 0) candidates.emplace_back(i, dim / i);
+  }
+  const auto [baseM, baseN] = VendorBaseBlock(aTrans, bTrans);
+  return BestVendorSplit(candidates, m, n, dim, baseM, baseN, elemBytes, aTrans, bTrans, mDimOut,
+                         nDimOut);
 }
 
 }  // namespace
@@ -579,6 +596,32 @@ Result<MatmulApiTiling::CoreSplit> MultiCoreMatmulTiling::SplitCores() const {
     return std::min(s, total);
   };
   int32_t vendorM = 0, vendorN = 0;
+  if (nBuffer33_ && singleM_ <= 0 && singleN_ <= 0) {
+    const int32_t elem = DataTypeBytes(a_.type);
+    auto [baseM, baseN] = VendorBaseBlock(a_.isTrans, b_.isTrans);
+    if (fixBaseM_ > 0) baseM = fixBaseM_;
+    if (fixBaseN_ > 0) baseN = fixBaseN_;
+    const int64_t baseK = 128 / std::max(elem, 1);
+    if (CeilDiv(k_, baseK) > 3) {
+      return InvalidArgument("Matmul tiling: N_BUFFER_33 needs K <= 3 * baseK (" + S(3 * baseK) +
+                             "), K is " + S(k_) + "; tessera does not split K over cores");
+    }
+    const int32_t mDim = static_cast<int32_t>(CeilDiv(m, baseM * 3));
+    if (mDim > dim_) {
+      return InvalidArgument("Matmul tiling: N_BUFFER_33 with M " + S(m) + " needs " + S(mDim) +
+                             " cores along M, SetDim allows " + S(dim_));
+    }
+    std::vector<std::pair<int32_t, int32_t>> candidates{{mDim, 1}};
+    const int64_t nDimMax = std::min<int64_t>(n / baseN, dim_ / mDim);
+    for (int32_t nDim = 2; nDim <= nDimMax + 1 && mDim * nDim <= dim_; ++nDim)
+      candidates.emplace_back(mDim, nDim);
+    if (BestVendorSplit(candidates, m, n, dim_, baseM, baseN, elem, a_.isTrans, b_.isTrans,
+                        &vendorM, &vendorN)) {
+      const int64_t sM = single_for(m, vendorM), sN = single_for(n, vendorN);
+      return CoreSplit{static_cast<int32_t>(sM), static_cast<int32_t>(sN),
+                       static_cast<int32_t>(blocks(m, sM) * blocks(n, sN))};
+    }
+  }
   // With SetFixSplit the vendor's tiling does not follow this model (its MIX sample splits
   // 512 x 128 with 128 x 64 bases by N), so tessera's own split below is kept then.
   if (singleM_ <= 0 && singleN_ <= 0 && fixBaseM_ <= 0 && fixBaseN_ <= 0 &&

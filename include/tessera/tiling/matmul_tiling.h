@@ -104,6 +104,13 @@ class MatmulApiTiling {
                          int32_t btSize = -1);
   // 0 = walk M fastest, 1 = N fastest (default 0).
   int32_t SetTraverse(int32_t iterateOrder);
+  // Ascend C's ScheduleType::N_BUFFER_33: the multi-core split it implies (a core takes at most
+  // 3 base blocks of M and 3 of K; N split by compute intensity); GetTiling fails when K needs
+  // more than 3 base blocks (tessera does not split K).
+  int32_t SetNBuffer33(bool enable) {
+    nBuffer33_ = enable;
+    return Ok();
+  }
 
   // Fills `tiling`; -1 on failure (see GetErrorInfo()), `tiling` untouched then.
   int64_t GetTiling(TCubeTiling& tiling);
@@ -133,6 +140,7 @@ class MatmulApiTiling {
   int32_t fixBaseM_ = -1, fixBaseN_ = -1, fixBaseK_ = -1;
   int32_t l1Size_ = -1, l0cSize_ = -1, ubSize_ = -1, btSize_ = -1;
   int32_t iterateOrder_ = 0;
+  bool nBuffer33_ = false;
   std::string error_;
 };
 

@@ -355,6 +355,27 @@ TEST(CompatMatmul, MultiCoreSplitFollowsTheVendor) {
   EXPECT_EQ(split({512, 512, 128, false}, 2), std::make_pair(2, 1));
   EXPECT_EQ(split({128, 7679, 128, true}, 24), std::make_pair(1, 24));
   EXPECT_EQ(split({4097, 255, 64, true}, 24).first * split({4097, 255, 64, true}, 24).second, 24);
+
+  // ScheduleType::N_BUFFER_33: at most 3 base blocks of M and of K per core.
+  auto* platform = platform_ascendc::PlatformAscendCManager::GetInstance();
+  const auto nbuffer = [&](int32_t m, int32_t n, int32_t k, TCubeTiling* out) {
+    mt::MultiCoreMatmulTiling api(*platform);
+    api.SetDim(24);
+    api.SetAType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT16);
+    api.SetBType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT16);
+    api.SetCType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT);
+    api.SetShape(m, n, k);
+    api.SetOrgShape(m, n, k);
+    api.SetMatmulConfigParams(1, false, mt::ScheduleType::N_BUFFER_33, mt::MatrixTraverse::NOSET,
+                              false);
+    return api.GetTiling(*out);
+  };
+  TCubeTiling t;
+  ASSERT_EQ(nbuffer(256, 512, 192, &t), 0);
+  EXPECT_EQ(t.singleCoreM, 256);
+  EXPECT_EQ(t.singleCoreN, 256);
+  EXPECT_EQ(t.usedCoreNum, 2);
+  EXPECT_EQ(nbuffer(256, 512, 193, &t), -1);  // K needs 4 base blocks
 }
 
 TEST(CompatMatmul, CubeIterateAllOddSizes) {

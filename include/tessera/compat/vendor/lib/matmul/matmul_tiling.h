@@ -391,8 +391,8 @@ class MatmulApiTilingBase {
     if (traverse == MatrixTraverse::NOSET) return 0;
     return impl_->SetTraverse(traverse == MatrixTraverse::FIRSTN ? 1 : 0);
   }
-  // Schedule hints: tessera runs every configuration with one schedule, so they do not change the
-  // tiling; a traverse order in them is honoured.
+  // Schedule hints: tessera runs every configuration with one schedule; the traverse order is
+  // honoured, and N_BUFFER_33 splits the cores as the vendor does with it.
   void SetMatmulConfigParams(int32_t mmConfigTypeIn = 1, bool enableL1CacheUBIn = false,
                              ScheduleType scheduleTypeIn = ScheduleType::INNER_PRODUCT,
                              MatrixTraverse traverseIn = MatrixTraverse::NOSET,
@@ -402,6 +402,7 @@ class MatmulApiTilingBase {
   }
   void SetMatmulConfigParams(const MatmulConfigParams& configParams) {
     SetTraverse(configParams.traverse);
+    impl_->SetNBuffer33(configParams.scheduleType == ScheduleType::N_BUFFER_33);
   }
 
   // The tiling, into the host struct or the kernel struct; -1 (tiling untouched) on failure.
