@@ -142,6 +142,44 @@ __global__ __mix__(1, 2) void mix_matmul(__gm__ uint8_t* a, __gm__ uint8_t* b, _
   mm.End();
 }
 
+// A constant tiling: the shape fixed at compile time, registered with a null tiling; the
+// original shape comes from SetOrgShape, the core's tail from SetTail.
+constexpr MatmulShapeParams kConstShape = {48, 64, 40, 16, 32, 16};
+constexpr MatmulConfig kConstCfg = GetMMConfig<MatmulConfigMode::CONFIG_MDL>(kConstShape);
+constexpr MatmulApiStaticTiling kConstTiling =
+    AscendC::GetMatmulApiTiling<AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half>,
+                                AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half>,
+                                AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>,
+                                AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>>(
+        kConstCfg);
+static_assert(kConstTiling.singleCoreM == 48 && kConstTiling.baseN == 32 &&
+                  kConstTiling.stepKa == 1 && kConstTiling.usedCoreNum == -1,
+              "GetMatmulApiTiling fixes the configuration's shapes");
+
+__global__ __cube__ void const_tiling_matmul(__gm__ uint8_t* a, __gm__ uint8_t* b,
+                                             __gm__ uint8_t* c, int32_t m, int32_t n, int32_t k) {
+  AscendC::TPipe pipe;
+  AscendC::Matmul<AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half>,
+                  AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half>,
+                  AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>,
+                  AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>, kConstTiling>
+      mm;
+  REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, (TCubeTiling*)nullptr);
+  const int32_t mBlocks = (m + 47) / 48;
+  const int32_t mi = AscendC::GetBlockIdx() % mBlocks, ni = AscendC::GetBlockIdx() / mBlocks;
+  AscendC::GlobalTensor<half> aG, bG;
+  AscendC::GlobalTensor<float> cG;
+  aG.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(a) + mi * 48 * k);
+  bG.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(b) + ni * 64);
+  cG.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(c) + mi * 48 * n + ni * 64);
+  mm.SetOrgShape(m, n, k);
+  mm.SetTail(std::min(48, m - mi * 48), std::min(64, n - ni * 64), k);
+  mm.SetTensorA(aG);
+  mm.SetTensorB(bG);
+  mm.IterateAll(cG);
+  mm.End();
+}
+
 // A WaitIterateAll with no IterateAll<false> before it fails the kernel with the reason.
 __global__ __cube__ void wait_without_iterate(__gm__ uint8_t* tilingGm) {
   TCubeTiling tiling;
@@ -389,6 +427,46 @@ TEST(CompatMatmul, VectorAAndNdAlignC) {
   RunCube<0, CFG_NORM, CubeFormat::VECTOR>({1, 97, 255, true}, 8);
   RunCube<0, CFG_NORM, CubeFormat::ND, CubeFormat::ND_ALIGN>({70, 7679, 40, true}, 9);
   RunCube<1, CFG_NORM, CubeFormat::ND, CubeFormat::ND_ALIGN>({33, 31, 17, false}, 10);
+}
+
+TEST(CompatMatmul, ConstantTilingWithNullTiling) {
+  const Problem p{100, 150, 40, false};  // K = the fixed singleCoreK; tails in M and N
+  const Data d = MakeData(p, 11);
+  void* da = ToDevice(d.a);
+  void* db = ToDevice(d.b);
+  auto dc = tessera::device::Malloc(d.ref.size() * sizeof(float));
+  ASSERT_TRUE(dc.ok());
+  auto stream = tessera::device::Stream::Create();
+  ASSERT_TRUE(stream.ok());
+  const uint32_t blocks = ((p.m + 47) / 48) * ((p.n + 63) / 64);
+  ASSERT_TRUE(
+      tessera::device::Launch(
+          tessera::device::LaunchConfig{blocks, tessera::device::KernelType::kAic, "const", true},
+          const_tiling_matmul, *stream, static_cast<uint8_t*>(da), static_cast<uint8_t*>(db),
+          static_cast<uint8_t*>(*dc), p.m, p.n, p.k)
+          .ok());
+  ASSERT_TRUE(stream->Synchronize().ok()) << stream->GetError().message();
+  ExpectClose(static_cast<const float*>(*dc), d, p);
+  for (void* x : {da, db, *dc})
+    (void)tessera::device::Free(x);
+}
+
+// SetShape(-1, -1, k) takes M and N from SetOrgShape, as the vendor's does.
+TEST(CompatMatmul, SetShapeMinusOneTakesTheOriginalShape) {
+  auto* platform = platform_ascendc::PlatformAscendCManager::GetInstance();
+  mt::MultiCoreMatmulTiling api(*platform);
+  api.SetDim(1);
+  api.SetAType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT16);
+  api.SetBType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT16);
+  api.SetCType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT);
+  EXPECT_EQ(api.SetShape(-1, -1, 33), 0);
+  TCubeTiling t;
+  EXPECT_EQ(api.GetTiling(t), -1);  // no original shape yet
+  api.SetOrgShape(77, 31, 33);
+  ASSERT_EQ(api.GetTiling(t), 0) << api.GetErrorInfo();
+  EXPECT_EQ(t.singleCoreM, 77);
+  EXPECT_EQ(t.singleCoreN, 31);
+  EXPECT_EQ(api.SetShape(0, -1, 33), -1);
 }
 
 TEST(CompatMatmul, CubeIterateGetTensorC) {

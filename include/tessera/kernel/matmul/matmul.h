@@ -221,6 +221,39 @@ class Matmul {
     Reset();
   }
 
+  // A constant tiling (MM_CFG is a MatmulApiStaticTiling) registered with a null tiling: runs on
+  // its fixed fields; the original shape is the single-core shape until SetOrgShape. Does
+  // nothing for other configurations (the kernel calls Init itself).
+  void InitFromConfig() {
+    if constexpr (std::is_same_v<std::decay_t<decltype(MM_CFG)>, MatmulApiStaticTiling>) {
+      const MatmulApiStaticTiling& s = MM_CFG;
+      TCubeTiling t;
+      t.usedCoreNum = 1;
+      t.M = s.M > 0 ? s.M : s.singleCoreM;
+      t.N = s.N > 0 ? s.N : s.singleCoreN;
+      t.Ka = s.Ka > 0 ? s.Ka : s.singleCoreK;
+      t.Kb = s.Kb > 0 ? s.Kb : s.singleCoreK;
+      t.singleCoreM = s.singleCoreM;
+      t.singleCoreN = s.singleCoreN;
+      t.singleCoreK = s.singleCoreK;
+      t.baseM = s.baseM;
+      t.baseN = s.baseN;
+      t.baseK = s.baseK;
+      t.depthA1 = s.depthA1;
+      t.depthB1 = s.depthB1;
+      t.stepM = s.stepM;
+      t.stepN = s.stepN;
+      t.stepKa = s.stepKa;
+      t.stepKb = s.stepKb;
+      t.isBias = 0;
+      t.iterateOrder = s.iterateOrder > 0 ? s.iterateOrder : 0;
+      t.dbL0A = s.dbL0A > 0 ? s.dbL0A : 1;
+      t.dbL0B = s.dbL0B > 0 ? s.dbL0B : 1;
+      t.dbL0C = s.dbL0C > 0 ? s.dbL0C : 1;
+      Init(&t);
+    }
+  }
+
   void SetTensorA(const GlobalTensor<AT>& gm, bool isTransposeA = false) {
     a_ = gm.data();
     aTrans_ = isTransposeA;

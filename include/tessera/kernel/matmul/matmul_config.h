@@ -315,3 +315,89 @@ constexpr MatmulConfig GetMMConfig(ArgTypes&&... args) {
 }
 
 }  // namespace tessera::kernel
+
+namespace tessera::kernel {
+
+// A tiling fixed at compile time (Ascend C's constant tiling): the TCubeTiling fields (-1: not
+// fixed) and the configuration. Passed as the Matmul's MM_CFG; with REGIST_MATMUL_OBJ(...,
+// (TCubeTiling*)nullptr) the object runs on these values, the original shape coming from
+// SetOrgShape (the single-core shape until then) and the bias from SetBias.
+struct MatmulApiStaticTiling {
+  int32_t usedCoreNum = -1;
+  int32_t M = -1;
+  int32_t N = -1;
+  int32_t Ka = -1;
+  int32_t Kb = -1;
+  int32_t singleCoreM = -1;
+  int32_t singleCoreN = -1;
+  int32_t singleCoreK = -1;
+  int32_t baseM = -1;
+  int32_t baseN = -1;
+  int32_t baseK = -1;
+  int32_t depthA1 = -1;
+  int32_t depthB1 = -1;
+  int32_t stepM = -1;
+  int32_t stepN = -1;
+  int32_t isBias = -1;
+  int32_t transLength = -1;
+  int32_t iterateOrder = -1;
+  int32_t shareMode = -1;
+  int32_t shareL1Size = -1;
+  int32_t shareL0CSize = -1;
+  int32_t shareUbSize = -1;
+  int32_t stepKa = -1;
+  int32_t stepKb = -1;
+  int32_t depthAL1CacheUB = -1;
+  int32_t depthBL1CacheUB = -1;
+  int32_t dbL0A = -1;
+  int32_t dbL0B = -1;
+  int32_t dbL0C = -1;
+  int32_t ALayoutInfoB = -1;
+  int32_t ALayoutInfoS = -1;
+  int32_t ALayoutInfoN = -1;
+  int32_t ALayoutInfoG = -1;
+  int32_t ALayoutInfoD = -1;
+  int32_t BLayoutInfoB = -1;
+  int32_t BLayoutInfoS = -1;
+  int32_t BLayoutInfoN = -1;
+  int32_t BLayoutInfoG = -1;
+  int32_t BLayoutInfoD = -1;
+  int32_t CLayoutInfoB = -1;
+  int32_t CLayoutInfoS1 = -1;
+  int32_t CLayoutInfoN = -1;
+  int32_t CLayoutInfoG = -1;
+  int32_t CLayoutInfoS2 = -1;
+  int32_t BatchNum = -1;
+  int32_t mxTypePara = -1;
+  MatmulConfig cfg = CFG_NORM;
+};
+
+// The constant tiling of a configuration whose shape is fixed (GetMMConfig with
+// MatmulShapeParams): single-core and base shapes from it, one base block per L1 load
+// (stepM = stepN = stepKa = stepKb = 1), double-buffered in L1 when both fit in `l1Size` bytes.
+// Shape fields the configuration leaves 0 stay -1 (not fixed).
+template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE>
+constexpr MatmulApiStaticTiling GetMatmulApiTiling(const MatmulConfig& mmCFG,
+                                                   int32_t l1Size = 512 * 1024) {
+  MatmulApiStaticTiling t;
+  t.cfg = mmCFG;
+  const auto fixed = [](uint32_t v) { return v > 0 ? static_cast<int32_t>(v) : -1; };
+  t.singleCoreM = fixed(mmCFG.singleCoreM);
+  t.singleCoreN = fixed(mmCFG.singleCoreN);
+  t.singleCoreK = fixed(mmCFG.singleCoreK);
+  t.baseM = fixed(mmCFG.basicM);
+  t.baseN = fixed(mmCFG.basicN);
+  t.baseK = fixed(mmCFG.basicK);
+  if (t.baseM > 0 && t.baseN > 0 && t.baseK > 0) {
+    t.stepM = t.stepN = t.stepKa = t.stepKb = 1;
+    const int64_t bytes =
+        static_cast<int64_t>(sizeof(typename A_TYPE::T)) * t.baseK * (int64_t{t.baseM} + t.baseN);
+    t.depthA1 = t.depthB1 = 2 * bytes <= l1Size ? 2 : 1;
+    t.iterateOrder = 0;
+    t.dbL0A = t.dbL0B = 2;
+    t.dbL0C = 1;
+  }
+  return t;
+}
+
+}  // namespace tessera::kernel

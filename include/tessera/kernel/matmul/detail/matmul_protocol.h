@@ -319,8 +319,12 @@ class MatmulRegistration {
   template <class MM>
   void Attach(MM& mm, const tiling::TCubeTiling* tiling) {
     if (server_) return;  // the AIC only serves
-    // A null tiling registers the object; the kernel calls mm.Init(&tiling) later.
-    if (tiling != nullptr) mm.Init(tiling);
+    // A null tiling registers the object with its constant tiling, or for Init(&tiling) later.
+    if (tiling != nullptr) {
+      mm.Init(tiling);
+    } else {
+      mm.InitFromConfig();  // a constant tiling; otherwise the kernel calls Init later
+    }
     if (client_) mm.AttachClient(&link_);
   }
   template <class MM, class... Rest>

@@ -370,11 +370,23 @@ class MatmulApiTilingBase {
     if (!Convert("SetBiasType", pos, type, dataType, p, f, d)) return -1;
     return impl_->SetBiasType(p, f, d);
   }
-  virtual int32_t SetShape(int32_t m, int32_t n, int32_t k) { return impl_->SetShape(m, n, k); }
+  // -1 for a size means the original shape's (SetOrgShape), resolved by GetTiling.
+  virtual int32_t SetShape(int32_t m, int32_t n, int32_t k) {
+    pendingShape_ = m == -1 || n == -1 || k == -1;
+    shape_[0] = m;
+    shape_[1] = n;
+    shape_[2] = k;
+    return pendingShape_ && m >= -1 && n >= -1 && k >= -1 && m != 0 && n != 0 && k != 0
+               ? 0
+               : impl_->SetShape(m, n, k);
+  }
   int32_t SetOrgShape(int32_t orgMIn, int32_t orgNIn, int32_t orgKIn) {
-    return impl_->SetOrgShape(orgMIn, orgNIn, orgKIn);
+    return SetOrgShape(orgMIn, orgNIn, orgKIn, orgKIn);
   }
   int32_t SetOrgShape(int32_t orgMIn, int32_t orgNIn, int32_t orgKaIn, int32_t orgKbIn) {
+    org_[0] = orgMIn;
+    org_[1] = orgNIn;
+    org_[2] = orgKaIn;
     return impl_->SetOrgShape(orgMIn, orgNIn, orgKaIn, orgKbIn);
   }
   int32_t SetBias(bool isBiasIn = false) { return impl_->EnableBias(isBiasIn); }
@@ -408,6 +420,20 @@ class MatmulApiTilingBase {
   // The tiling, into the host struct or the kernel struct; -1 (tiling untouched) on failure.
   virtual int64_t GetTiling(optiling::TCubeTiling& tiling) { return GetTiling(tiling.data()); }
   virtual int64_t GetTiling(AscendC::tiling::TCubeTiling& tiling) {
+    if (pendingShape_) {
+      for (int i = 0; i < 3; ++i) {
+        if (shape_[i] == -1 && org_[i] <= 0) {
+          std::fprintf(stderr, "[ERROR] matmul_tiling: SetShape(-1, ...) needs SetOrgShape\n");
+          return -1;
+        }
+      }
+      if (impl_->SetShape(shape_[0] == -1 ? org_[0] : shape_[0],
+                          shape_[1] == -1 ? org_[1] : shape_[1],
+                          shape_[2] == -1 ? org_[2] : shape_[2]) != 0) {
+        std::fprintf(stderr, "[ERROR] matmul_tiling: %s\n", impl_->GetErrorInfo().c_str());
+        return -1;
+      }
+    }
     ::tessera::tiling::TCubeTiling out;
     if (impl_->GetTiling(out) == -1) {
       std::fprintf(stderr, "[ERROR] matmul_tiling: %s\n", impl_->GetErrorInfo().c_str());
@@ -447,6 +473,9 @@ class MatmulApiTilingBase {
 
   std::unique_ptr<detail::tt::MatmulApiTiling> impl_;
   int32_t baseM_ = -1, baseN_ = -1, baseK_ = -1;
+  bool pendingShape_ = false;  // SetShape had a -1 to take from the original shape
+  int32_t shape_[3] = {-1, -1, -1};
+  int32_t org_[3] = {-1, -1, -1};
 };
 
 // One core computes the whole SetShape (usedCoreNum = 1).
