@@ -1,8 +1,11 @@
 #include "tessera/tiling/matmul_tiling.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tessera::tiling {
 namespace {
@@ -258,16 +261,25 @@ Result<TCubeTiling> MatmulApiTiling::Compute() const {
                            " position " + PositionName(a_.pos != TPosition::GM ? a_.pos : b_.pos) +
                            " is not supported; tessera's Matmul reads A and B from GM");
   }
-  if (a_.format != CubeFormat::ND || b_.format != CubeFormat::ND) {
+  // A VECTOR A is a single row of K elements (GEMV): the ND layout with M = 1.
+  if ((a_.format != CubeFormat::ND && a_.format != CubeFormat::VECTOR) ||
+      b_.format != CubeFormat::ND) {
     return InvalidArgument(
-        "Matmul tiling: A and B must be CubeFormat::ND (NZ inputs are not supported)");
+        "Matmul tiling: A must be CubeFormat::ND or VECTOR and B CubeFormat::ND (NZ inputs are "
+        "not supported)");
+  }
+  if (a_.format == CubeFormat::VECTOR && (m_ != 1 || a_.isTrans)) {
+    return InvalidArgument("Matmul tiling: a VECTOR A needs M = 1 (SetShape m is " + S(m_) +
+                           ") and no transpose");
   }
   if (c_.pos != TPosition::GM && c_.pos != TPosition::VECIN) {
     return InvalidArgument(std::string("Matmul tiling: C position ") + PositionName(c_.pos) +
                            " is not supported; expected GM or VECIN");
   }
-  if (c_.format != CubeFormat::ND) {
-    return InvalidArgument("Matmul tiling: C must be CubeFormat::ND");
+  // ND_ALIGN: ND with each row padded to 32 bytes (GM only).
+  if (c_.format != CubeFormat::ND &&
+      !(c_.format == CubeFormat::ND_ALIGN && c_.pos == TPosition::GM)) {
+    return InvalidArgument("Matmul tiling: C must be CubeFormat::ND (or ND_ALIGN in GM)");
   }
   int32_t biasBytes = 0;
   if (hasBias_) {
@@ -473,6 +485,95 @@ int32_t MultiCoreMatmulTiling::SetSingleShape(int32_t singleMIn, int32_t singleN
   return Ok();
 }
 
+namespace {
+
+// Ascend C's choice of mDim x nDim for a large C (its "split MN" case: M >= 128 and M*N above
+// 26214 elements per core): over the factor pairs of the core count, the split whose per-core
+// base blocks (128 x 256, or the SetFixSplit sizes) have the highest compute per byte loaded, then
+// (within 1% of cycles) the one loading less along the other side. Used so kernels that assume
+// the vendor's split (a fixed M or N split) read the blocks they expect.
+struct SplitScore {
+  int32_t mDim, nDim;
+  double cycles, intensity, band;
+};
+
+// The vendor's ranking of (mDim, nDim) candidates for base blocks baseM x baseN: the highest
+// compute per byte loaded first, then (within 1% of cycles) the one loading less along the other
+// side, then fewer cycles. Returns false when there is no candidate.
+bool BestVendorSplit(const std::vector<std::pair<int32_t, int32_t>>& candidates, int64_t m,
+                     int64_t n, int32_t dim, int64_t baseM, int64_t baseN, int32_t elemBytes,
+                     bool aTrans, bool bTrans, int32_t* mDimOut, int32_t* nDimOut) {
+  const int64_t baseK = 128 / elemBytes;
+  const int64_t align = 256 / elemBytes;  // elements of one 256-byte copy unit
+  const auto single = [&](bool needAlign, int64_t total, int64_t parts, bool* ok) {
+    int64_t s = CeilDiv(total, parts);
+    *ok = true;
+    if (!needAlign || parts <= 1) return s;
+    const int64_t aligned = RoundUp(s, align);
+    if (aligned >= CeilDiv(total, parts - 1)) {
+      *ok = false;
+      return s;
+    }
+    return aligned;
+  };
+  const auto cycles = [&](int64_t bm, int64_t bn) {
+    return static_cast<double>(bm * bn * baseK) / (16.0 * 16.0 * (32 / elemBytes));
+  };
+  const auto traffic = [&](int64_t bm, int64_t bn) {
+    return static_cast<double>(bm * baseK * elemBytes + bn * baseK * elemBytes);
+  };
+  std::vector<SplitScore> scores;
+  for (const auto& [mDim, nDim] : candidates) {
+    bool okA = true, okB = true;
+    const int64_t sm = single(aTrans && m % align == 0, m, mDim, &okA);
+    const int64_t sn = single(!bTrans && n % align == 0, n, nDim, &okB);
+    const double ratio = (okA && okB) ? 1.0 : 2.0;
+    const int64_t mainM = sm / baseM, tailM = sm % baseM, mainN = sn / baseN, tailN = sn % baseN;
+    double cyc = 0, mem = 0;
+    const auto add = [&](int64_t bm, int64_t bn, int64_t count) {
+      cyc += cycles(bm, bn) * count;
+      mem += ratio * traffic(bm, bn) * count;
+    };
+    if (mainM > 0 && mainN > 0) add(baseM, baseN, mainM * mainN);
+    if (mainM > 0 && tailN > 0) add(baseM, tailN, mainM);
+    if (tailM > 0 && mainN > 0) add(tailM, baseN, mainN);
+    if (tailM > 0 && tailN > 0) add(tailM, tailN, 1);
+    const double band = static_cast<double>((dim - mDim) * baseM + (dim - nDim) * baseN) /
+                        static_cast<double>((baseM + baseN) * dim);
+    scores.push_back({mDim, nDim, cyc, mem > 0 ? cyc / mem : 0.0, band});
+  }
+  std::stable_sort(scores.begin(), scores.end(), [](const SplitScore& x, const SplitScore& y) {
+    if (std::fabs(x.intensity - y.intensity) > 1e-4) return x.intensity > y.intensity;
+    if (std::fabs(x.cycles - y.cycles) < 0.01 * y.cycles) return x.band > y.band;
+    return x.cycles < y.cycles;
+  });
+  if (scores.empty()) return false;
+  *mDimOut = scores.front().mDim;
+  *nDimOut = scores.front().nDim;
+  return true;
+}
+
+// The vendor's base block of a multi-core split: 128 x 256 (256 x 128 with both transposed).
+std::pair<int64_t, int64_t> VendorBaseBlock(bool aTrans, bool bTrans) {
+  return aTrans && bTrans ? std::make_pair<int64_t, int64_t>(256, 128)
+                          : std::make_pair<int64_t, int64_t>(128, 256);
+}
+
+bool VendorSplitMN(int64_t m, int64_t n, int32_t dim, int32_t elemBytes, bool aTrans, bool bTrans,
+                   int32_t* mDimOut, int32_t* nDimOut) {
+  constexpr int64_t kMnLimit = 26214;  // 128 * 256 * 0.8
+  if (m < 128 || m * n <= kMnLimit * dim || elemBytes <= 0) return false;
+  std::vector<std::pair<int32_t, int32_t>> candidates;
+  for (int32_t i = 1; i <= dim; ++i) {
+    if (dim % i == 0) candidates.emplace_back(i, dim / i);
+  }
+  const auto [baseM, baseN] = VendorBaseBlock(aTrans, bTrans);
+  return BestVendorSplit(candidates, m, n, dim, baseM, baseN, elemBytes, aTrans, bTrans, mDimOut,
+                         nDimOut);
+}
+
+}  // namespace
+
 Result<MatmulApiTiling::CoreSplit> MultiCoreMatmulTiling::SplitCores() const {
   const int64_t m = m_, n = n_;
   if (singleM_ > m || singleN_ > n) {
@@ -494,6 +595,42 @@ Result<MatmulApiTiling::CoreSplit> MultiCoreMatmulTiling::SplitCores() const {
     const int64_t s = RoundUp(CeilDiv(total, parts), 16);
     return std::min(s, total);
   };
+  int32_t vendorM = 0, vendorN = 0;
+  if (nBuffer33_ && singleM_ <= 0 && singleN_ <= 0) {
+    const int32_t elem = DataTypeBytes(a_.type);
+    auto [baseM, baseN] = VendorBaseBlock(a_.isTrans, b_.isTrans);
+    if (fixBaseM_ > 0) baseM = fixBaseM_;
+    if (fixBaseN_ > 0) baseN = fixBaseN_;
+    const int64_t baseK = 128 / std::max(elem, 1);
+    if (CeilDiv(k_, baseK) > 3) {
+      return InvalidArgument("Matmul tiling: N_BUFFER_33 needs K <= 3 * baseK (" + S(3 * baseK) +
+                             "), K is " + S(k_) + "; tessera does not split K over cores");
+    }
+    const int32_t mDim = static_cast<int32_t>(CeilDiv(m, baseM * 3));
+    if (mDim > dim_) {
+      return InvalidArgument("Matmul tiling: N_BUFFER_33 with M " + S(m) + " needs " + S(mDim) +
+                             " cores along M, SetDim allows " + S(dim_));
+    }
+    std::vector<std::pair<int32_t, int32_t>> candidates{{mDim, 1}};
+    const int64_t nDimMax = std::min<int64_t>(n / baseN, dim_ / mDim);
+    for (int32_t nDim = 2; nDim <= nDimMax + 1 && mDim * nDim <= dim_; ++nDim)
+      candidates.emplace_back(mDim, nDim);
+    if (BestVendorSplit(candidates, m, n, dim_, baseM, baseN, elem, a_.isTrans, b_.isTrans,
+                        &vendorM, &vendorN)) {
+      const int64_t sM = single_for(m, vendorM), sN = single_for(n, vendorN);
+      return CoreSplit{static_cast<int32_t>(sM), static_cast<int32_t>(sN),
+                       static_cast<int32_t>(blocks(m, sM) * blocks(n, sN))};
+    }
+  }
+  // With SetFixSplit the vendor's tiling does not follow this model (its MIX sample splits
+  // 512 x 128 with 128 x 64 bases by N), so tessera's own split below is kept then.
+  if (singleM_ <= 0 && singleN_ <= 0 && fixBaseM_ <= 0 && fixBaseN_ <= 0 &&
+      VendorSplitMN(m, n, dim_, DataTypeBytes(a_.type), a_.isTrans, b_.isTrans, &vendorM,
+                    &vendorN)) {
+    const int64_t sM = single_for(m, vendorM), sN = single_for(n, vendorN);
+    return CoreSplit{static_cast<int32_t>(sM), static_cast<int32_t>(sN),
+                     static_cast<int32_t>(blocks(m, sM) * blocks(n, sN))};
+  }
   CoreSplit best{};
   int64_t bestCost = std::numeric_limits<int64_t>::max();
   const int64_t mParts = singleM_ > 0 ? 1 : std::min<int64_t>(dim_, CeilDiv(m, 16));

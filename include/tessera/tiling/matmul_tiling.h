@@ -20,78 +20,9 @@
 #include <string>
 
 #include "tessera/core/status.h"
-#include "tessera/tiling/tiling_data.h"
+#include "tessera/tiling/matmul_tiling_data.h"
 
 namespace tessera::tiling {
-
-// The vendor's TCubeTiling, field for field. Meaning (sizes in elements):
-//   usedCoreNum            cores that get a block: ceil(M/singleCoreM) * ceil(N/singleCoreN)
-//   M, N, Ka, Kb           the original matrices: A is M x Ka, B is Kb x N, C is M x N (row
-//   pitches) singleCoreM/N/K        the block one core computes (K is never split: singleCoreK = K)
-//   baseM/N/K              the block one Mmad computes (L0A/L0B/L0C tiles)
-//   depthA1, depthB1       base blocks of A/B held in L1 (stepM*stepKa*db, stepN*stepKb*db)
-//   stepM, stepN           base blocks along M/N per L1 load
-//   stepKa, stepKb         baseK chunks of A/B per L1 load
-//   isBias                 1 when C = A*B + bias
-//   iterateOrder           0: M varies fastest when walking the base blocks of a core, 1: N
-//   dbL0A/dbL0B/dbL0C      1 or 2: L0 buffers used in turn
-//   shareL1Size/L0CSize/UbSize  buffer space the tiling was computed for (bytes)
-// The batch, layout and share-mode fields are carried for layout compatibility; tessera's Matmul
-// computes one (non-batched) matrix product and requires them to be 0.
-BEGIN_TILING_DATA_DEF(TCubeTiling)
-TESSERA_TILING_FIELD_DEF_INT32_(usedCoreNum)
-TESSERA_TILING_FIELD_DEF_INT32_(M)
-TESSERA_TILING_FIELD_DEF_INT32_(N)
-TESSERA_TILING_FIELD_DEF_INT32_(Ka)
-TESSERA_TILING_FIELD_DEF_INT32_(Kb)
-TESSERA_TILING_FIELD_DEF_INT32_(singleCoreM)
-TESSERA_TILING_FIELD_DEF_INT32_(singleCoreN)
-TESSERA_TILING_FIELD_DEF_INT32_(singleCoreK)
-TESSERA_TILING_FIELD_DEF_INT32_(baseM)
-TESSERA_TILING_FIELD_DEF_INT32_(baseN)
-TESSERA_TILING_FIELD_DEF_INT32_(baseK)
-TESSERA_TILING_FIELD_DEF_INT32_(depthA1)
-TESSERA_TILING_FIELD_DEF_INT32_(depthB1)
-TESSERA_TILING_FIELD_DEF_INT32_(stepM)
-TESSERA_TILING_FIELD_DEF_INT32_(stepN)
-TESSERA_TILING_FIELD_DEF_INT32_(isBias)
-TESSERA_TILING_FIELD_DEF_INT32_(transLength)
-TESSERA_TILING_FIELD_DEF_INT32_(iterateOrder)
-TESSERA_TILING_FIELD_DEF_INT32_(shareMode)
-TESSERA_TILING_FIELD_DEF_INT32_(shareL1Size)
-TESSERA_TILING_FIELD_DEF_INT32_(shareL0CSize)
-TESSERA_TILING_FIELD_DEF_INT32_(shareUbSize)
-TESSERA_TILING_FIELD_DEF_INT32_(batchM)
-TESSERA_TILING_FIELD_DEF_INT32_(batchN)
-TESSERA_TILING_FIELD_DEF_INT32_(singleBatchM)
-TESSERA_TILING_FIELD_DEF_INT32_(singleBatchN)
-TESSERA_TILING_FIELD_DEF_INT32_(stepKa)
-TESSERA_TILING_FIELD_DEF_INT32_(stepKb)
-TESSERA_TILING_FIELD_DEF_INT32_(depthAL1CacheUB)
-TESSERA_TILING_FIELD_DEF_INT32_(depthBL1CacheUB)
-TESSERA_TILING_FIELD_DEF_INT32_(dbL0A)
-TESSERA_TILING_FIELD_DEF_INT32_(dbL0B)
-TESSERA_TILING_FIELD_DEF_INT32_(dbL0C)
-TESSERA_TILING_FIELD_DEF_INT32_(ALayoutInfoB)
-TESSERA_TILING_FIELD_DEF_INT32_(ALayoutInfoS)
-TESSERA_TILING_FIELD_DEF_INT32_(ALayoutInfoN)
-TESSERA_TILING_FIELD_DEF_INT32_(ALayoutInfoG)
-TESSERA_TILING_FIELD_DEF_INT32_(ALayoutInfoD)
-TESSERA_TILING_FIELD_DEF_INT32_(BLayoutInfoB)
-TESSERA_TILING_FIELD_DEF_INT32_(BLayoutInfoS)
-TESSERA_TILING_FIELD_DEF_INT32_(BLayoutInfoN)
-TESSERA_TILING_FIELD_DEF_INT32_(BLayoutInfoG)
-TESSERA_TILING_FIELD_DEF_INT32_(BLayoutInfoD)
-TESSERA_TILING_FIELD_DEF_INT32_(CLayoutInfoB)
-TESSERA_TILING_FIELD_DEF_INT32_(CLayoutInfoS1)
-TESSERA_TILING_FIELD_DEF_INT32_(CLayoutInfoN)
-TESSERA_TILING_FIELD_DEF_INT32_(CLayoutInfoG)
-TESSERA_TILING_FIELD_DEF_INT32_(CLayoutInfoS2)
-TESSERA_TILING_FIELD_DEF_INT32_(BatchNum)
-TESSERA_TILING_FIELD_DEF_INT32_(mxTypePara)
-END_TILING_DATA_DEF;
-
-static_assert(sizeof(TCubeTiling) == 200, "TCubeTiling is 50 int32 fields, as on the NPU");
 
 // On-chip sizes the tiling must respect (bytes). Defaults: the ascend910b (2201) AI core.
 struct MatmulPlatform {
@@ -173,6 +104,13 @@ class MatmulApiTiling {
                          int32_t btSize = -1);
   // 0 = walk M fastest, 1 = N fastest (default 0).
   int32_t SetTraverse(int32_t iterateOrder);
+  // Ascend C's ScheduleType::N_BUFFER_33: the multi-core split it implies (a core takes at most
+  // 3 base blocks of M and 3 of K; N split by compute intensity); GetTiling fails when K needs
+  // more than 3 base blocks (tessera does not split K).
+  int32_t SetNBuffer33(bool enable) {
+    nBuffer33_ = enable;
+    return Ok();
+  }
 
   // Fills `tiling`; -1 on failure (see GetErrorInfo()), `tiling` untouched then.
   int64_t GetTiling(TCubeTiling& tiling);
@@ -202,6 +140,7 @@ class MatmulApiTiling {
   int32_t fixBaseM_ = -1, fixBaseN_ = -1, fixBaseK_ = -1;
   int32_t l1Size_ = -1, l0cSize_ = -1, ubSize_ = -1, btSize_ = -1;
   int32_t iterateOrder_ = 0;
+  bool nBuffer33_ = false;
   std::string error_;
 };
 

@@ -36,7 +36,6 @@
 #include <type_traits>
 
 #include "tessera/core/float16.h"
-#include "tessera/device/arch_spec.h"
 #include "tessera/device/block.h"
 #include "tessera/device/memory.h"
 #include "tessera/kernel/check.h"
@@ -46,6 +45,7 @@
 #include "tessera/kernel/local_tensor.h"
 #include "tessera/kernel/matmul/detail/matmul_engine.h"
 #include "tessera/kernel/matmul/detail/matmul_protocol.h"
+#include "tessera/kernel/matmul/matmul_config.h"
 #include "tessera/kernel/pipe.h"
 #include "tessera/tiling/matmul_tiling.h"
 
@@ -53,7 +53,18 @@ namespace tessera::kernel {
 
 using tiling::TCubeTiling;
 
-enum class CubeFormat : uint8_t { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR };
+enum class CubeFormat : uint8_t {
+  ND = 0,
+  NZ,
+  ZN,
+  ZZ,
+  NN,
+  ND_ALIGN,
+  SCALAR,
+  VECTOR,
+  ROW_MAJOR = ND,
+  COLUMN_MAJOR = 8,
+};
 enum class LayoutMode : uint8_t { NONE = 0, BSNGD, SBNGD, BNGS1S2, NORMAL };
 
 // An operand of the Matmul: where it lives, its format and element type; ISTRANS allows
@@ -71,15 +82,11 @@ struct MatmulType {
   static constexpr TPosition srcPos = SRCPOS;
 };
 
-// Matmul configurations (tessera runs every configuration the same way; the names exist so vendor
-// kernels compile).
-struct MatmulConfig {
-  bool doNorm = true;
-  bool doMultiDataLoad = false;
-  bool enUnitFlag = true;
-};
-inline constexpr MatmulConfig CFG_NORM{true, false, true};
-inline constexpr MatmulConfig CFG_MDL{false, true, false};
+// The running launch's system workspace (Ascend C's GetSysWorkSpacePtr): MatmulWorkspaceBytes
+// (blockDim) bytes of GM for the Matmul server, shared by the launch's blocks, so a MIX kernel can
+// pass it to REGIST_MATMUL_OBJ without a workspace argument. It lives while a block of the launch
+// that asked for it is inside its REGIST_MATMUL_OBJ scope.
+uint8_t* GetSysWorkSpacePtr();
 
 // GM bytes REGIST_MATMUL_OBJ needs in a MIX launch of `block_dim` groups (host or kernel).
 constexpr uint64_t MatmulWorkspaceBytes(uint32_t block_dim) {
@@ -87,7 +94,9 @@ constexpr uint64_t MatmulWorkspaceBytes(uint32_t block_dim) {
 }
 
 // The buffer sizes of a profile's AI core, for the host tiling classes (host side).
-inline tiling::MatmulPlatform MatmulPlatformOf(const device::ArchSpec& arch) {
+// (A template so this header does not need device/arch_spec.h, which is C++20.)
+template <class ArchSpec>
+tiling::MatmulPlatform MatmulPlatformOf(const ArchSpec& arch) {
   tiling::MatmulPlatform p;
   p.l1_bytes = static_cast<int64_t>(arch.l1_bytes);
   p.l0a_bytes = static_cast<int64_t>(arch.l0a_bytes);
@@ -98,9 +107,45 @@ inline tiling::MatmulPlatform MatmulPlatformOf(const device::ArchSpec& arch) {
   return p;
 }
 
+// The user callbacks of Ascend C's Matmul (custom C copy-out, custom A/B copy-in to L1), the
+// sixth template argument. tessera's Matmul takes only the form without callbacks.
+template <
+    void (*DataCopyOut)(const void* gm, const LocalTensor<int8_t>& co1Local,
+                        const void* dataCopyOutParams, const uint64_t tilingPtr,
+                        const uint64_t dataPtr) = nullptr,
+    void (*CopyA1)(const LocalTensor<int8_t>& aMatrix, const void* gm, int row, int col, int useM,
+                   int useK, const uint64_t tilingPtr, const uint64_t dataPtr) = nullptr,
+    void (*CopyB1)(const LocalTensor<int8_t>& bMatrix, const void* gm, int row, int col, int useK,
+                   int useN, const uint64_t tilingPtr, const uint64_t dataPtr) = nullptr>
+struct MatmulCallBackFunc {
+  static constexpr auto DataCopyOutPtr = DataCopyOut;
+  static constexpr auto CopyA1Ptr = CopyA1;
+  static constexpr auto CopyB1Ptr = CopyB1;
+};
+
+// Matmul policies (the seventh template argument) pick how the NPU schedules the data movement.
+// tessera's result is the same for these two; policies that change what is computed (the
+// triangular ones) are not provided.
+namespace matmul_policy {
+template <const auto& MM_CFG, class... Types>
+struct MatmulPolicy {};
+// Ascend C's N-buffer 3x3 reuse of L1 tiles: a schedule only.
+template <const auto& MM_CFG, class... Types>
+struct NBuffer33MatmulPolicy {};
+}  // namespace matmul_policy
+
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE,
-          const auto& MM_CFG = CFG_NORM>
+          const auto& MM_CFG = CFG_NORM, class MM_CB = MatmulCallBackFunc<>,
+          template <const auto&, class...> class MATMUL_POLICY = matmul_policy::MatmulPolicy>
 class Matmul {
+  static_assert(MM_CB::DataCopyOutPtr == nullptr && MM_CB::CopyA1Ptr == nullptr &&
+                    MM_CB::CopyB1Ptr == nullptr,
+                "Matmul: tessera does not run MatmulCallBackFunc callbacks; use "
+                "MatmulCallBackFunc<nullptr, nullptr, nullptr>");
+  static_assert(
+      std::is_same_v<MATMUL_POLICY<MM_CFG>, matmul_policy::MatmulPolicy<MM_CFG>> ||
+          std::is_same_v<MATMUL_POLICY<MM_CFG>, matmul_policy::NBuffer33MatmulPolicy<MM_CFG>>,
+      "Matmul: tessera runs the default policy and NBuffer33MatmulPolicy only");
   using AT = typename A_TYPE::T;
   using BT = typename B_TYPE::T;
   using CT = typename C_TYPE::T;
@@ -130,9 +175,14 @@ class Matmul {
   static_assert(C_TYPE::pos == TPosition::GM || C_TYPE::pos == TPosition::VECIN ||
                     C_TYPE::pos == TPosition::VECCALC,
                 "Matmul: C is written to GM or to a VECIN (UB) tensor");
-  static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND &&
-                    C_TYPE::format == CubeFormat::ND,
-                "Matmul: tessera supports ND operands");
+  static_assert((A_TYPE::format == CubeFormat::ND || A_TYPE::format == CubeFormat::VECTOR) &&
+                    B_TYPE::format == CubeFormat::ND &&
+                    (C_TYPE::format == CubeFormat::ND ||
+                     (C_TYPE::format == CubeFormat::ND_ALIGN && C_TYPE::pos == TPosition::GM)),
+                "Matmul: tessera supports ND operands, a VECTOR A (M = 1) and an ND_ALIGN C in GM");
+  // ND_ALIGN: C rows are padded to 32 bytes; a block writes its padded width, zeros past N.
+  static constexpr bool kAlignC = C_TYPE::format == CubeFormat::ND_ALIGN;
+  static constexpr int64_t kCAlign = 32 / static_cast<int64_t>(sizeof(CT));
 
  public:
   // Takes the tiling (copied) and validates it against this core's buffers; fails the block
@@ -171,6 +221,39 @@ class Matmul {
     Reset();
   }
 
+  // A constant tiling (MM_CFG is a MatmulApiStaticTiling) registered with a null tiling: runs on
+  // its fixed fields; the original shape is the single-core shape until SetOrgShape. Does
+  // nothing for other configurations (the kernel calls Init itself).
+  void InitFromConfig() {
+    if constexpr (std::is_same_v<std::decay_t<decltype(MM_CFG)>, MatmulApiStaticTiling>) {
+      const MatmulApiStaticTiling& s = MM_CFG;
+      TCubeTiling t;
+      t.usedCoreNum = 1;
+      t.M = s.M > 0 ? s.M : s.singleCoreM;
+      t.N = s.N > 0 ? s.N : s.singleCoreN;
+      t.Ka = s.Ka > 0 ? s.Ka : s.singleCoreK;
+      t.Kb = s.Kb > 0 ? s.Kb : s.singleCoreK;
+      t.singleCoreM = s.singleCoreM;
+      t.singleCoreN = s.singleCoreN;
+      t.singleCoreK = s.singleCoreK;
+      t.baseM = s.baseM;
+      t.baseN = s.baseN;
+      t.baseK = s.baseK;
+      t.depthA1 = s.depthA1;
+      t.depthB1 = s.depthB1;
+      t.stepM = s.stepM;
+      t.stepN = s.stepN;
+      t.stepKa = s.stepKa;
+      t.stepKb = s.stepKb;
+      t.isBias = 0;
+      t.iterateOrder = s.iterateOrder > 0 ? s.iterateOrder : 0;
+      t.dbL0A = s.dbL0A > 0 ? s.dbL0A : 1;
+      t.dbL0B = s.dbL0B > 0 ? s.dbL0B : 1;
+      t.dbL0C = s.dbL0C > 0 ? s.dbL0C : 1;
+      Init(&t);
+    }
+  }
+
   void SetTensorA(const GlobalTensor<AT>& gm, bool isTransposeA = false) {
     a_ = gm.data();
     aTrans_ = isTransposeA;
@@ -204,12 +287,19 @@ class Matmul {
   }
 
   // Steps to the next base block; false when the core's block is done (then starts over).
+  // Iterate<false>() is the vendor's asynchronous form: it starts the walk, and each
+  // GetTensorC<false>() then delivers the next base block in order (tessera computes a block when
+  // it is fetched, so no result waits in a workspace).
   template <bool sync = true>
   bool Iterate(bool enPartialSum = false) {
-    static_assert(sync, "tessera's Matmul runs synchronously: use Iterate<true>()");
     detail::MatmulRequire(!enPartialSum, "Matmul::Iterate", "enPartialSum is not supported");
     CheckReady("Matmul::Iterate");
     const int64_t total = MBlocks() * NBlocks();
+    if constexpr (!sync) {
+      cursor_ = 0;
+      asyncWalk_ = true;
+      return true;
+    }
     if (cursor_ + 1 >= total) {
       cursor_ = -1;
       return false;
@@ -219,31 +309,32 @@ class Matmul {
   }
 
   // The current base block to GM: at its place in the core's block (row pitch N), or with
-  // enSequentialWrite at gm's start with row pitch baseN.
+  // enSequentialWrite at gm's start with row pitch baseN. GetTensorC<false> (after Iterate<false>)
+  // writes the walk's next block.
   template <bool sync = true>
   void GetTensorC(const GlobalTensor<CT>& gm, uint8_t enAtomic = 0,
                   bool enSequentialWrite = false) {
-    static_assert(sync, "tessera's Matmul runs synchronously: use GetTensorC<true>()");
     detail::MatmulRequire(enAtomic == 0, "Matmul::GetTensorC", "enAtomic must be 0");
-    CheckBlock("Matmul::GetTensorC");
+    CheckBlock<sync>("Matmul::GetTensorC");
     const int64_t bi = BlockRow(), bj = BlockCol();
     detail::MatmulJob job = Job(bi, bj);
     if (enSequentialWrite) {
       job.dst = gm.data();
       job.dstPitch = tiling_.baseN;
     } else {
-      job.dst = gm.data() + bi * tiling_.baseM * orgN_ + bj * tiling_.baseN;
-      job.dstPitch = orgN_;
+      job.dst = gm.data() + bi * tiling_.baseM * PitchC() + bj * tiling_.baseN;
+      job.dstPitch = PitchC();
     }
     Run(job);
+    PadC(job);
+    if constexpr (!sync) Advance();
   }
 
   // The current base block to a VECIN (UB) tensor as a baseM x baseN tile (MIX clients only).
   template <bool sync = true>
   void GetTensorC(const LocalTensor<CT>& ub, uint8_t enAtomic = 0, bool = false) {
-    static_assert(sync, "tessera's Matmul runs synchronously: use GetTensorC<true>()");
     detail::MatmulRequire(enAtomic == 0, "Matmul::GetTensorC", "enAtomic must be 0");
-    CheckBlock("Matmul::GetTensorC");
+    CheckBlock<sync>("Matmul::GetTensorC");
     detail::MatmulRequire(
         link_ != nullptr, "Matmul::GetTensorC",
         "a UB destination needs the MIX client mode (an AIV of a MIX kernel after "
@@ -260,24 +351,45 @@ class Matmul {
     GlobalTensor<CT> g;
     g.SetGlobalBuffer(cbuf, count);
     DataCopy(ub, g, count);
+    if constexpr (!sync) Advance();
   }
 
   // The whole core block to GM (row pitch N; enSequentialWrite: pitch singleCoreN).
+  // IterateAll<false> is the asynchronous form: WaitIterateAll() completes it (tessera has written
+  // C by then already).
   template <bool sync = true>
   void IterateAll(const GlobalTensor<CT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false,
                   bool = false, bool = false) {
-    static_assert(sync, "tessera's Matmul runs synchronously: use IterateAll<true>()");
     detail::MatmulRequire(enAtomic == 0, "Matmul::IterateAll", "enAtomic must be 0");
     CheckReady("Matmul::IterateAll");
     detail::MatmulJob job = Job(0, 0);
     job.rows = singleM_;
     job.cols = singleN_;
     job.dst = gm.data();
-    job.dstPitch = enSequentialWrite ? singleN_ : orgN_;
+    job.dstPitch = enSequentialWrite ? singleN_ : PitchC();
     Run(job);
+    PadC(job);
+    pendingAll_ = !sync;
+  }
+  // Waits for the IterateAll<false> before it.
+  void WaitIterateAll() {
+    detail::MatmulRequire(pendingAll_, "Matmul::WaitIterateAll",
+                          "no IterateAll<false>() is pending");
+    pendingAll_ = false;
   }
 
-  void End() { Reset(); }
+  // GM the vendor's asynchronous forms park results in. tessera computes a block when it is
+  // fetched, so it keeps no results there; the buffer is accepted and left untouched.
+  template <class T>
+  void SetWorkspace(const GlobalTensor<T>&) {}
+  template <class T>
+  void SetWorkspace(T*, int) {}
+
+  void End() {
+    Reset();
+    asyncWalk_ = false;
+    pendingAll_ = false;
+  }
 
   // The AIV index inside its group (0/1); 0 on the AIC.
   uint8_t GetSubBlockIdx() const { return static_cast<uint8_t>(device::GetSubBlockIdx()); }
@@ -289,6 +401,20 @@ class Matmul {
   static void Serve(const detail::MatmulJob& job) { detail::RunMatmulJob<AT, CT, BiasT>(job); }
 
   void Reset() { cursor_ = -1; }
+  // C's row pitch in GM: N, or N rounded up to 32 bytes for ND_ALIGN.
+  int64_t PitchC() const { return kAlignC ? detail::CeilDiv(orgN_, kCAlign) * kCAlign : orgN_; }
+  // ND_ALIGN: the columns from a block's last one to its 32-byte boundary are zero, as the
+  // NPU's copy-out writes them (the padded columns of B are zero in L1).
+  void PadC(const detail::MatmulJob& job) const {
+    if constexpr (kAlignC) {
+      const int64_t padded =
+          std::min<int64_t>(detail::CeilDiv(job.cols, kCAlign) * kCAlign, job.dstPitch);
+      auto* dst = static_cast<CT*>(job.dst);
+      for (int64_t r = 0; r < job.rows; ++r)
+        for (int64_t c = job.cols; c < padded; ++c)
+          dst[r * job.dstPitch + c] = CT{};
+    }
+  }
   int64_t MBlocks() const { return detail::CeilDiv(singleM_, tiling_.baseM); }
   int64_t NBlocks() const { return detail::CeilDiv(singleN_, tiling_.baseN); }
   int64_t BlockRow() const {
@@ -316,10 +442,26 @@ class Matmul {
                           "row pitches above 65535 elements are not supported (A " +
                               std::to_string(pitch_a) + ", B " + std::to_string(pitch_b) + ")");
   }
+  template <bool sync>
   void CheckBlock(const char* api) const {
     CheckReady(api);
-    detail::MatmulRequire(cursor_ >= 0, api,
-                          "call Iterate() first (it returned false or was not called)");
+    if constexpr (sync) {
+      detail::MatmulRequire(cursor_ >= 0, api,
+                            "call Iterate() first (it returned false or was not called)");
+    } else {
+      detail::MatmulRequire(asyncWalk_ && cursor_ >= 0, api,
+                            "call Iterate<false>() first, and fetch at most one block per base "
+                            "block of the core");
+    }
+  }
+  // The asynchronous walk's next block; the walk ends after the last one.
+  void Advance() {
+    if (cursor_ + 1 >= MBlocks() * NBlocks()) {
+      cursor_ = -1;
+      asyncWalk_ = false;
+    } else {
+      ++cursor_;
+    }
   }
 
   detail::MatmulJob Job(int64_t bi, int64_t bj) const {
@@ -371,6 +513,8 @@ class Matmul {
   int64_t orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0;
   int64_t singleM_ = 0, singleN_ = 0, singleK_ = 0;
   int64_t cursor_ = -1;
+  bool asyncWalk_ = false;   // Iterate<false>() started a walk GetTensorC<false>() follows
+  bool pendingAll_ = false;  // an IterateAll<false>() not yet waited for
   detail::MatmulClientLink* link_ = nullptr;  // the REGIST guard's, in MIX client mode
 };
 

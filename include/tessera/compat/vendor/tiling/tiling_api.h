@@ -6,8 +6,9 @@
 #include "register/tilingdata_base.h"
 
 // Matmul.
+#include "lib/matmul/matmul_tiling.h"
+#include "tiling/platform/platform_ascendc.h"
 
 // Activation and math.
 
 // Normalization, quantization, reduce, sort, index, filter, transpose, random, utilities.
-

@@ -97,23 +97,23 @@ inline std::byte* MatmulCBuffer(void* workspace, uint32_t group, uint32_t sub) {
          kMatmulMailboxBytes;
 }
 
-// The handshake words are shared by fibers on different threads; seq_cst keeps the
+// The handshake words are shared by fibers on different threads (GCC/Clang atomic builtins, as
+// std::atomic_ref is C++20 and kernels build as C++17); seq_cst keeps the
 // throttled/waits pair free of lost wake-ups (each side writes one, then reads the other).
 // In checked mode they are also release/acquire points of the race check (gm_access.h): the C
 // buffer a server wrote before Store(served) is ordered before the client's reads after it.
 inline uint64_t Load(const uint64_t& v) {
-  const uint64_t x =
-      std::atomic_ref<uint64_t>(const_cast<uint64_t&>(v)).load(std::memory_order_seq_cst);
+  const uint64_t x = __atomic_load_n(&v, __ATOMIC_SEQ_CST);
   device::NoteAcquire(&v);
   return x;
 }
 inline void Store(uint64_t& v, uint64_t x) {
   device::NoteRelease(&v);
-  std::atomic_ref<uint64_t>(v).store(x, std::memory_order_seq_cst);
+  __atomic_store_n(&v, x, __ATOMIC_SEQ_CST);
 }
 inline void FetchAdd(uint64_t& v, uint64_t x) {
   device::NoteRelease(&v);
-  std::atomic_ref<uint64_t>(v).fetch_add(x, std::memory_order_seq_cst);
+  __atomic_fetch_add(&v, x, __ATOMIC_SEQ_CST);
   device::NoteAcquire(&v);
 }
 
@@ -152,7 +152,7 @@ inline void MatmulConsumeReply(MatmulClientLink& link) {
   // piles up either.
   uint64_t& throttled = MatmulHeader(link.workspace, link.group)->throttled;
   device::NoteRelease(&throttled);
-  const uint64_t was = std::atomic_ref<uint64_t>(throttled).exchange(0, std::memory_order_seq_cst);
+  const uint64_t was = __atomic_exchange_n(&throttled, uint64_t{0}, __ATOMIC_SEQ_CST);
   device::NoteAcquire(&throttled);
   if (was != 0) MatmulRing(link);
 }
@@ -231,6 +231,11 @@ inline void MatmulServe(void* workspace) {
     wait();
 }
 
+// True when `p` is the running launch's GetSysWorkSpacePtr() buffer (its size in *size).
+bool IsSysWorkspace(const void* p, uint64_t* size);
+// The running block stops holding its launch's system workspace (the last holder frees it).
+void ReleaseSysWorkspace();
+
 // What REGIST_MATMUL_OBJ leaves in the kernel's scope: on an AIV of a MIX kernel it links the
 // objects to the group's server and, when the kernel returns, tells the server this client quit
 // and waits for it to finish.
@@ -239,13 +244,15 @@ class MatmulRegistration {
   MatmulRegistration(void* workspace, bool cube_only) {
     const device::BlockContext* ctx = device::CurrentBlock();
     if (ctx == nullptr) KernelFail("REGIST_MATMUL_OBJ", "call it inside a kernel");
+    uint64_t sys_bytes = 0;
+    sys_ = IsSysWorkspace(workspace, &sys_bytes);
     if (cube_only || ctx->kernel_type != device::KernelType::kMix) return;
     if (workspace == nullptr) {
       KernelFail("REGIST_MATMUL_OBJ",
                  "the workspace is null; a MIX kernel needs MatmulWorkspaceBytes(blockDim) bytes "
                  "of GM for the Matmul server");
     }
-    if (ctx->checked) {
+    if (!sys_ && ctx->checked) {
       const size_t have = device::DeviceBytesFrom(workspace);
       const uint64_t need = uint64_t{ctx->block_num} * kMatmulGroupBytes;
       if (have < need) {
@@ -282,6 +289,12 @@ class MatmulRegistration {
   // May throw (the block's abort when the launch failed while it waited): it runs only on a normal
   // return from the kernel, never during unwinding.
   ~MatmulRegistration() noexcept(false) {
+    struct Release {
+      bool sys;
+      ~Release() {
+        if (sys) ReleaseSysWorkspace();
+      }
+    } release{sys_};
     if (!client_ || std::uncaught_exceptions() > 0) return;
     MatmulRequest quit;
     quit.kind = MatmulRequest::Kind::kQuit;
@@ -306,7 +319,12 @@ class MatmulRegistration {
   template <class MM>
   void Attach(MM& mm, const tiling::TCubeTiling* tiling) {
     if (server_) return;  // the AIC only serves
-    mm.Init(tiling);
+    // A null tiling registers the object with its constant tiling, or for Init(&tiling) later.
+    if (tiling != nullptr) {
+      mm.Init(tiling);
+    } else {
+      mm.InitFromConfig();  // a constant tiling; otherwise the kernel calls Init later
+    }
     if (client_) mm.AttachClient(&link_);
   }
   template <class MM, class... Rest>
@@ -321,6 +339,7 @@ class MatmulRegistration {
   void* workspace_ = nullptr;
   bool client_ = false;
   bool server_ = false;
+  bool sys_ = false;  // the workspace is the launch's GetSysWorkSpacePtr() buffer
 };
 
 }  // namespace tessera::kernel::detail

@@ -1,0 +1,73 @@
+// The vendor's high-level Matmul API header (lib/matmul_intf.h): AscendC::Matmul, MatmulType,
+// REGIST_MATMUL_OBJ and the global names the vendor declares with them (CubeFormat, MatmulConfig,
+// CFG_NORM / CFG_MDL / GetMMConfig ..., TCubeTiling, GetSysWorkSpacePtr), over tessera's
+// tessera/kernel/matmul/matmul.h.
+//
+//   #include "kernel_operator.h"
+//   #define ASCENDC_CUBE_ONLY            // before this header: the AIC computes (a __cube__
+//   kernel) #include "lib/matmul_intf.h"
+//   AscendC::Matmul<AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half>, ...> mm;
+//   REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+//
+// Without ASCENDC_CUBE_ONLY a MIX (__mix__(1, 2)) kernel's AIVs are clients of their group's AIC,
+// as on the NPU; older kernels name the same things through `using namespace matmul`.
+#pragma once
+
+#include "kernel_operator.h"
+#include "kernel_tiling/kernel_tiling.h"
+#include "tessera/kernel/matmul/matmul.h"
+
+using tessera::kernel::BatchMode;
+using tessera::kernel::BatchOutMode;
+using tessera::kernel::CFG_IBSHARE_NORM;
+using tessera::kernel::CFG_MDL;
+using tessera::kernel::CFG_NORM;
+using tessera::kernel::CubeFormat;
+using tessera::kernel::DecompressionMode;
+using tessera::kernel::DYNAMIC;
+using tessera::kernel::GetBasicConfig;
+using tessera::kernel::GetIBShareNormConfig;
+using tessera::kernel::GetMatmulApiTiling;
+using tessera::kernel::GetMDLConfig;
+using tessera::kernel::GetMMConfig;
+using tessera::kernel::GetNormalConfig;
+using tessera::kernel::GetSpecialMDLConfig;
+using tessera::kernel::GetSysWorkSpacePtr;
+using tessera::kernel::ITERATE_MODE_ALL;
+using tessera::kernel::ITERATE_MODE_BATCH;
+using tessera::kernel::ITERATE_MODE_DEFAULT;
+using tessera::kernel::ITERATE_MODE_N_BATCH;
+using tessera::kernel::ITERATE_MODE_NORMAL;
+using tessera::kernel::IterateMode;
+using tessera::kernel::IterateOrder;
+using tessera::kernel::LayoutMode;
+using tessera::kernel::MatmulApiStaticTiling;
+using tessera::kernel::MatmulBatchParams;
+using tessera::kernel::MatmulBiasParams;
+using tessera::kernel::MatmulConfig;
+using tessera::kernel::MatmulConfigMode;
+using tessera::kernel::MatmulFuncParams;
+using tessera::kernel::MatmulQuantParams;
+using tessera::kernel::MatmulShapeParams;
+using tessera::kernel::MM_CFG_BB;
+using tessera::kernel::MULTI_BATCH;
+using tessera::kernel::ScheduleType;
+using tessera::kernel::SHARED_CO1_BUFFER_SIZE;
+using tessera::kernel::SINGLE_BATCH;
+
+namespace AscendC {
+namespace Impl::Detail {
+using ::tessera::kernel::matmul_policy::MatmulPolicy;
+using ::tessera::kernel::matmul_policy::NBuffer33MatmulPolicy;
+}  // namespace Impl::Detail
+// Bytes of one C0 unit (a fractal row of 32 bytes), which Matmul kernels use for copy strides.
+inline constexpr uint32_t DEFAULT_C0_SIZE = 32;
+}  // namespace AscendC
+
+namespace matmul {
+using namespace AscendC;
+}  // namespace matmul
+
+#ifndef REGIST_MATMUL_OBJ_STATIC
+#define REGIST_MATMUL_OBJ_STATIC REGIST_MATMUL_OBJ
+#endif
