@@ -1,0 +1,196 @@
+// The vendor's LayerNorm family on [B, S, H] tensors (rows of hLength elements, of which the
+// first originalHLength are data): LayerNorm (y, mean, variance), LayerNormGrad (dx and the
+// normalised x that LayerNormGradBeta needs) and LayerNormGradBeta (dgamma, dbeta). Row
+// statistics and the column sums accumulate in double and round once, so results are within
+// one rounding of the exact value for float; half computes in fp32 precision or better. The
+// temporary buffer argument is accepted for signature compatibility: these implementations need
+// none (the host queries GetLayerNorm*MaxMinTmpSize report 0).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/compat/kernel/adv/detail/adv_common.h"
+#include "tessera/compat/kernel/adv/normalization_tiling.h"
+
+namespace tessera::compat::adv {
+
+struct NormShape {
+  uint32_t rows;    // B * S
+  uint32_t stride;  // hLength: elements between rows
+  uint32_t h;       // originalHLength: elements normalised per row
+};
+
+template <class Tiling>
+NormShape CheckNormShape(const Tiling& tiling, const char* api) {
+  const uint32_t h = tiling.originalHLength != 0 ? tiling.originalHLength : tiling.hLength;
+  Require(tiling.hLength > 0 && h > 0 && h <= tiling.hLength, api,
+          "tiling hLength " + std::to_string(tiling.hLength) + " / originalHLength " +
+              std::to_string(tiling.originalHLength) +
+              " is not a valid row (0 < originalHLength <= hLength); fill the tiling with the "
+              "host's Get...NDTilingInfo");
+  return {tiling.bLength * tiling.sLength, tiling.hLength, h};
+}
+
+// Mean and population variance of n values, two passes in double.
+template <class T>
+void RowMoments(const T* x, uint32_t n, double* mean, double* var) {
+  double s = 0;
+  for (uint32_t i = 0; i < n; ++i)
+    s += ToF32(x[i]);
+  const double m = s / n;
+  double q = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const double d = ToF32(x[i]) - m;
+    q += d * d;
+  }
+  *mean = m;
+  *var = q / n;
+}
+
+}  // namespace tessera::compat::adv
+
+namespace AscendC {
+
+// Tessera computes the ND layout only; the struct is the vendor's optional argument.
+struct LayerNormGradShapeInfo {};
+
+// LayerNorm over each row's originalHLength elements: mean[r], variance[r] (population),
+// output = gamma * (x - mean) / sqrt(variance + epsilon) + beta. Shape from tiling (bLength,
+// sLength, hLength, originalHLength); output rows keep x's stride. T: float or half.
+template <typename T, bool isReuseSource = false>
+void LayerNorm(const LocalTensor<T>& output, const LocalTensor<T>& outputMean,
+               const LocalTensor<T>& outputVariance, const LocalTensor<T>& inputX,
+               const LocalTensor<T>& gamma, const LocalTensor<T>& beta,
+               const LocalTensor<uint8_t>& /*sharedTmpBuffer*/, const T epsilon,
+               LayerNormTiling& tiling) {
+  using namespace ::tessera::compat::adv;
+  const char* api = "LayerNorm";
+  const NormShape s = CheckNormShape(tiling, api);
+  const uint64_t total = uint64_t{s.rows} * s.stride;
+  CheckSpace(inputX, total, api, "inputX");
+  CheckRead(gamma, s.h, api, "gamma");
+  CheckRead(beta, s.h, api, "beta");
+  CheckSpace(output, total, api, "dst output");
+  CheckWrite(outputMean, s.rows, api);
+  CheckWrite(outputVariance, s.rows, api);
+  const double eps = ToF32(epsilon);
+  for (uint32_t r = 0; r < s.rows; ++r) {
+    const T* x = inputX.data() + uint64_t{r} * s.stride;
+    T* y = output.data() + uint64_t{r} * s.stride;
+    double mean, var;
+    RowMoments(x, s.h, &mean, &var);
+    const double rstd = 1.0 / std::sqrt(var + eps);
+    for (uint32_t i = 0; i < s.h; ++i)
+      y[i] = FromF32<T>(static_cast<float>(ToF32(gamma.data()[i]) * ((ToF32(x[i]) - mean) * rstd) +
+                                           ToF32(beta.data()[i])));
+    outputMean.data()[r] = FromF32<T>(static_cast<float>(mean));
+    outputVariance.data()[r] = FromF32<T>(static_cast<float>(var));
+  }
+}
+template <typename T, bool isReuseSource = false>
+void LayerNorm(const LocalTensor<T>& output, const LocalTensor<T>& outputMean,
+               const LocalTensor<T>& outputVariance, const LocalTensor<T>& inputX,
+               const LocalTensor<T>& gamma, const LocalTensor<T>& beta, const T epsilon,
+               LayerNormTiling& tiling) {
+  LayerNorm<T, isReuseSource>(output, outputMean, outputVariance, inputX, gamma, beta,
+                              LocalTensor<uint8_t>(), epsilon, tiling);
+}
+
+// LayerNormGrad: with xhat = (x - mean) * rstd, rstd = 1 / sqrt(variance + epsilon) and
+// g = dy * gamma, writes resForGamma = xhat and
+// outputPdX = rstd * (g - mean(g) - xhat * mean(g * xhat)) per row (the exact gradient of
+// LayerNorm's output with respect to x). inputMean / inputVariance are LayerNorm's outputs.
+template <typename T, bool isReuseSource = false>
+void LayerNormGrad(const LocalTensor<T>& outputPdX, const LocalTensor<T>& resForGamma,
+                   const LocalTensor<T>& inputDy, const LocalTensor<T>& inputX,
+                   const LocalTensor<T>& inputVariance, const LocalTensor<T>& inputMean,
+                   const LocalTensor<T>& inputGamma, LocalTensor<uint8_t>& /*sharedTmpBuffer*/,
+                   T epsilon, LayerNormGradTiling& tiling,
+                   const LayerNormGradShapeInfo& /*shapeInfo*/ = {}) {
+  using namespace ::tessera::compat::adv;
+  const char* api = "LayerNormGrad";
+  const NormShape s = CheckNormShape(tiling, api);
+  const uint64_t total = uint64_t{s.rows} * s.stride;
+  CheckSpace(inputDy, total, api, "inputDy");
+  CheckSpace(inputX, total, api, "inputX");
+  CheckRead(inputVariance, s.rows, api, "inputVariance");
+  CheckRead(inputMean, s.rows, api, "inputMean");
+  CheckRead(inputGamma, s.h, api, "inputGamma");
+  CheckSpace(outputPdX, total, api, "dst outputPdX");
+  CheckSpace(resForGamma, total, api, "dst resForGamma");
+  const double eps = ToF32(epsilon);
+  for (uint32_t r = 0; r < s.rows; ++r) {
+    const uint64_t base = uint64_t{r} * s.stride;
+    const T* x = inputX.data() + base;
+    const T* dy = inputDy.data() + base;
+    const double mean = ToF32(inputMean.data()[r]);
+    const double rstd = 1.0 / std::sqrt(ToF32(inputVariance.data()[r]) + eps);
+    double sum_g = 0, sum_gx = 0;
+    for (uint32_t i = 0; i < s.h; ++i) {
+      const double xhat = (ToF32(x[i]) - mean) * rstd;
+      const double g = double{ToF32(dy[i])} * ToF32(inputGamma.data()[i]);
+      sum_g += g;
+      sum_gx += g * xhat;
+    }
+    const double mean_g = sum_g / s.h, mean_gx = sum_gx / s.h;
+    for (uint32_t i = 0; i < s.h; ++i) {
+      const double xhat = (ToF32(x[i]) - mean) * rstd;
+      const double g = double{ToF32(dy[i])} * ToF32(inputGamma.data()[i]);
+      outputPdX.data()[base + i] =
+          FromF32<T>(static_cast<float>(rstd * (g - mean_g - xhat * mean_gx)));
+      resForGamma.data()[base + i] = FromF32<T>(static_cast<float>(xhat));
+    }
+  }
+}
+template <typename T, bool isReuseSource = false>
+void LayerNormGrad(const LocalTensor<T>& outputPdX, const LocalTensor<T>& resForGamma,
+                   const LocalTensor<T>& inputDy, const LocalTensor<T>& inputX,
+                   const LocalTensor<T>& inputVariance, const LocalTensor<T>& inputMean,
+                   const LocalTensor<T>& inputGamma, T epsilon, LayerNormGradTiling& tiling,
+                   const LayerNormGradShapeInfo& shapeInfo = {}) {
+  LocalTensor<uint8_t> none;
+  LayerNormGrad<T, isReuseSource>(outputPdX, resForGamma, inputDy, inputX, inputVariance, inputMean,
+                                  inputGamma, none, epsilon, tiling, shapeInfo);
+}
+
+// LayerNormGradBeta: outputPdGamma[i] = sum over rows of inputDy * resForGamma,
+// outputPdBeta[i] = sum over rows of inputDy, for i < originalHLength.
+template <typename T, bool isReuseSource = false>
+void LayerNormGradBeta(const LocalTensor<T>& outputPdGamma, const LocalTensor<T>& outputPdBeta,
+                       const LocalTensor<T>& resForGamma, const LocalTensor<T>& inputDy,
+                       const LocalTensor<uint8_t>& /*sharedTmpBuffer*/,
+                       const LayerNormGradBetaTiling& tiling) {
+  using namespace ::tessera::compat::adv;
+  const char* api = "LayerNormGradBeta";
+  const NormShape s = CheckNormShape(tiling, api);
+  const uint64_t total = uint64_t{s.rows} * s.stride;
+  CheckSpace(resForGamma, total, api, "resForGamma");
+  CheckSpace(inputDy, total, api, "inputDy");
+  CheckWrite(outputPdGamma, s.h, api);
+  CheckWrite(outputPdBeta, s.h, api);
+  std::vector<double> pd_gamma(s.h, 0.0), pd_beta(s.h, 0.0);
+  for (uint32_t r = 0; r < s.rows; ++r) {
+    const uint64_t base = uint64_t{r} * s.stride;
+    for (uint32_t i = 0; i < s.h; ++i) {
+      const double dy = ToF32(inputDy.data()[base + i]);
+      pd_gamma[i] += dy * ToF32(resForGamma.data()[base + i]);
+      pd_beta[i] += dy;
+    }
+  }
+  for (uint32_t i = 0; i < s.h; ++i) {
+    outputPdGamma.data()[i] = FromF32<T>(static_cast<float>(pd_gamma[i]));
+    outputPdBeta.data()[i] = FromF32<T>(static_cast<float>(pd_beta[i]));
+  }
+}
+template <typename T, bool isReuseSource = false>
+void LayerNormGradBeta(const LocalTensor<T>& outputPdGamma, const LocalTensor<T>& outputPdBeta,
+                       const LocalTensor<T>& resForGamma, const LocalTensor<T>& inputDy,
+                       LayerNormGradBetaTiling& tiling) {
+  LayerNormGradBeta<T, isReuseSource>(outputPdGamma, outputPdBeta, resForGamma, inputDy,
+                                      LocalTensor<uint8_t>(), tiling);
+}
+
+}  // namespace AscendC
