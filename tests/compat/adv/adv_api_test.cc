@@ -1,0 +1,582 @@
+// The vendor's advanced kernel APIs (tessera/compat/kernel/adv/) in the vendor's dialect, launched
+// through tessera's device runtime and compared with scalar double references on random data of
+// awkward sizes, fp32 and half; plus the host tiling queries (tiling/tiling_api.h). Built as C++17
+// and C++20.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernel_operator.h"
+#include "tessera/device/launch.h"
+#include "tessera/device/memory.h"
+#include "tiling/tiling_api.h"
+
+namespace {
+
+// One device buffer mirrored by a host vector.
+template <class T>
+class DevBuf {
+ public:
+  explicit DevBuf(std::vector<T> host) : host_(std::move(host)) {
+    auto p = tessera::device::Malloc(std::max<size_t>(host_.size(), 1) * sizeof(T));
+    EXPECT_TRUE(p.ok());
+    ptr_ = *p;
+    Upload();
+  }
+  ~DevBuf() { EXPECT_TRUE(tessera::device::Free(ptr_).ok()); }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+  void Upload() {
+    EXPECT_TRUE(tessera::device::Memcpy(ptr_, bytes(), host_.data(), bytes(),
+                                        tessera::device::MemcpyKind::kHostToDevice)
+                    .ok());
+  }
+  std::vector<T>& Download() {
+    EXPECT_TRUE(tessera::device::Memcpy(host_.data(), bytes(), ptr_, bytes(),
+                                        tessera::device::MemcpyKind::kDeviceToHost)
+                    .ok());
+    return host_;
+  }
+  uint8_t* gm() const { return static_cast<uint8_t*>(ptr_); }
+  size_t bytes() const { return host_.size() * sizeof(T); }
+
+ private:
+  std::vector<T> host_;
+  void* ptr_ = nullptr;
+};
+
+template <class T>
+uint32_t Align(uint32_t n) {
+  const uint32_t per = 32 / sizeof(T);
+  return (n + per - 1) / per * per;
+}
+
+template <class T>
+std::vector<T> Random(size_t n, float lo, float hi, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<T> v(n);
+  for (auto& x : v)
+    x = static_cast<T>(d(rng));
+  return v;
+}
+
+// Copies `n` elements (a multiple of 32 bytes) GM -> UB through a queue, as vendor kernels do.
+template <class T, AscendC::TPosition pos>
+AscendC::LocalTensor<T> Load(AscendC::TPipe& pipe, AscendC::TQue<pos, 1>& q, __gm__ uint8_t* gm,
+                             uint32_t n) {
+  AscendC::GlobalTensor<T> g;
+  g.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gm), n);
+  pipe.InitBuffer(q, 1, n * sizeof(T));
+  AscendC::LocalTensor<T> t = q.template AllocTensor<T>();
+  AscendC::DataCopy(t, g, n);
+  q.EnQue(t);
+  return q.template DeQue<T>();
+}
+template <class T>
+void Store(__gm__ uint8_t* gm, const AscendC::LocalTensor<T>& t, uint32_t n) {
+  AscendC::GlobalTensor<T> g;
+  g.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gm), n);
+  AscendC::PipeBarrier<PIPE_ALL>();
+  AscendC::DataCopy(g, t, n);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ReduceMax / ReduceMin / ReduceSum<T, Pattern::Reduce::AR | RA>
+
+enum Op : int { kMax, kMin, kSum };
+
+template <class T, class Pattern, int op>
+__global__ __vector__ void reduce_custom(__gm__ uint8_t* x, __gm__ uint8_t* y, uint32_t outer,
+                                         uint32_t inner, uint32_t stored, uint32_t out_aligned,
+                                         uint32_t with_tmp) {
+  AscendC::TPipe pipe;
+  AscendC::TQue<AscendC::TPosition::VECIN, 1> in;
+  AscendC::TQue<AscendC::TPosition::VECOUT, 1> out;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> tmp;
+  AscendC::LocalTensor<T> src = Load<T>(pipe, in, x, stored);
+  pipe.InitBuffer(out, 1, out_aligned * sizeof(T));
+  AscendC::LocalTensor<T> dst = out.AllocTensor<T>();
+  AscendC::Duplicate(dst, static_cast<T>(0.0f), static_cast<int32_t>(out_aligned));
+  const uint32_t shape[2] = {outer, inner};
+  const bool pad = stored != outer * inner;
+  if (with_tmp != 0) {
+    uint32_t max_bytes = 0, min_bytes = 0;
+    AscendC::GetReduceMaxMaxMinTmpSize(
+        AscendC::TensorShape({outer, inner}), AscendC::TensorDataType::DT_FLOAT,
+        AscendC::ReducePattern::AR, pad, false, max_bytes, min_bytes);
+    pipe.InitBuffer(tmp, min_bytes);
+    AscendC::LocalTensor<uint8_t> t = tmp.Get<uint8_t>();
+    if constexpr (op == kMax) AscendC::ReduceMax<T, Pattern>(dst, src, t, shape, pad);
+    if constexpr (op == kMin) AscendC::ReduceMin<T, Pattern>(dst, src, t, shape, pad);
+    if constexpr (op == kSum) AscendC::ReduceSum<T, Pattern>(dst, src, t, shape, pad);
+  } else {
+    if constexpr (op == kMax) AscendC::ReduceMax<T, Pattern, true>(dst, src, shape, pad);
+    if constexpr (op == kMin) AscendC::ReduceMin<T, Pattern, true>(dst, src, shape, pad);
+    if constexpr (op == kSum) AscendC::ReduceSum<T, Pattern, true>(dst, src, shape, pad);
+  }
+  Store(y, dst, out_aligned);
+}
+
+template <class T, class Pattern, int op>
+void CheckReduce(uint32_t outer, uint32_t inner, bool pad, uint32_t seed) {
+  SCOPED_TRACE("outer " + std::to_string(outer) + " inner " + std::to_string(inner) +
+               (pad ? " padded" : " dense") + " op " + std::to_string(op));
+  const uint32_t stride = pad ? Align<T>(inner) : inner;
+  const uint32_t stored = Align<T>(outer * stride);
+  std::vector<T> x = Random<T>(stored, -50.0f, 50.0f, seed);
+  constexpr bool kReduceInner = std::is_same_v<Pattern, AscendC::Pattern::Reduce::AR>;
+  const uint32_t out_count = kReduceInner ? outer : inner;
+  const uint32_t out_aligned = Align<T>(out_count);
+  DevBuf<T> dx(x), dy(std::vector<T>(out_aligned));
+  tessera::device::Stream stream;
+  ASSERT_TRUE(tessera::device::Launch(reduce_custom<T, Pattern, op>, 1, stream, dx.gm(), dy.gm(),
+                                      outer, inner, stored, out_aligned, seed % 2)
+                  .ok());
+  ASSERT_TRUE(stream.Synchronize().ok());
+  const std::vector<T>& y = dy.Download();
+  for (uint32_t o = 0; o < out_count; ++o) {
+    double acc = op == kSum ? 0.0 : (op == kMax ? -INFINITY : INFINITY);
+    double abs_sum = 0;
+    const uint32_t n = kReduceInner ? inner : outer;
+    for (uint32_t k = 0; k < n; ++k) {
+      const double v = static_cast<float>(kReduceInner ? x[o * stride + k] : x[k * stride + o]);
+      acc = op == kSum ? acc + v : (op == kMax ? std::max(acc, v) : std::min(acc, v));
+      abs_sum += std::fabs(v);
+    }
+    const double eps = std::is_same_v<T, float> ? 1.2e-7 : 9.8e-4;
+    // Max / min are exact; a sum of n terms is off by at most ~n ulps of the sum of magnitudes.
+    const double tol = op == kSum ? eps * (abs_sum * n * 1.2e-7 / eps + std::fabs(acc)) : 0.0;
+    EXPECT_NEAR(static_cast<float>(y[o]), acc, tol) << "output " << o;
+  }
+}
+
+TEST(CompatAdvReduce, RowsAndColumnsFp32) {
+  uint32_t seed = 1;
+  for (uint32_t outer : {1u, 7u, 31u, 64u})
+    for (uint32_t inner : {1u, 8u, 13u, 136u, 1031u})
+      for (bool pad : {true, false}) {
+        CheckReduce<float, AscendC::Pattern::Reduce::AR, kMax>(outer, inner, pad, seed++);
+        CheckReduce<float, AscendC::Pattern::Reduce::RA, kMax>(outer, inner, pad, seed++);
+        CheckReduce<float, AscendC::Pattern::Reduce::AR, kMin>(outer, inner, pad, seed++);
+        CheckReduce<float, AscendC::Pattern::Reduce::RA, kMin>(outer, inner, pad, seed++);
+        CheckReduce<float, AscendC::Pattern::Reduce::AR, kSum>(outer, inner, pad, seed++);
+        CheckReduce<float, AscendC::Pattern::Reduce::RA, kSum>(outer, inner, pad, seed++);
+      }
+}
+
+TEST(CompatAdvReduce, RowsAndColumnsHalf) {
+  uint32_t seed = 100;
+  for (uint32_t outer : {1u, 5u, 33u})
+    for (uint32_t inner : {1u, 16u, 17u, 1500u})
+      for (bool pad : {true, false}) {
+        CheckReduce<half, AscendC::Pattern::Reduce::AR, kMax>(outer, inner, pad, seed++);
+        CheckReduce<half, AscendC::Pattern::Reduce::RA, kMin>(outer, inner, pad, seed++);
+        CheckReduce<half, AscendC::Pattern::Reduce::AR, kSum>(outer, inner, pad, seed++);
+        CheckReduce<half, AscendC::Pattern::Reduce::RA, kSum>(outer, inner, pad, seed++);
+      }
+}
+
+TEST(CompatAdvReduce, TmpSizeQueriesReportWhatTheKernelsNeed) {
+  uint32_t max_bytes = 7, min_bytes = 7;
+  AscendC::GetReduceSumMaxMinTmpSize(
+      AscendC::TensorShape({4, 4097}), AscendC::TensorDataType::DT_FLOAT16,
+      AscendC::ReducePattern::RA, false, false, max_bytes, min_bytes);
+  EXPECT_EQ(min_bytes, 0u);
+  EXPECT_LE(min_bytes, max_bytes);
+  AscendC::GetSumMaxMinTmpSize(4097, 2, false, max_bytes, min_bytes);
+  EXPECT_EQ(min_bytes, 0u);
+  EXPECT_LE(min_bytes, max_bytes);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sum
+
+template <class T>
+__global__ __vector__ void sum_custom(__gm__ uint8_t* x, __gm__ uint8_t* y, uint32_t outter,
+                                      uint32_t inner, uint32_t n) {
+  AscendC::TPipe pipe;
+  AscendC::TQue<AscendC::TPosition::VECIN, 1> in;
+  AscendC::TQue<AscendC::TPosition::VECOUT, 1> out;
+  AscendC::LocalTensor<T> src = Load<T>(pipe, in, x, outter * inner);
+  const uint32_t out_aligned = Align<T>(outter);
+  pipe.InitBuffer(out, 1, out_aligned * sizeof(T));
+  AscendC::LocalTensor<T> dst = out.AllocTensor<T>();
+  AscendC::Duplicate(dst, static_cast<T>(0.0f), static_cast<int32_t>(out_aligned));
+  AscendC::SumParams params{outter, inner, n};
+  AscendC::Sum(dst, src, params);
+  Store(y, dst, out_aligned);
+}
+
+template <class T>
+void CheckSum(uint32_t outter, uint32_t n, uint32_t seed) {
+  SCOPED_TRACE("outter " + std::to_string(outter) + " n " + std::to_string(n));
+  const uint32_t inner = Align<T>(n);
+  std::vector<T> x = Random<T>(outter * inner, -10.0f, 10.0f, seed);
+  DevBuf<T> dx(x), dy(std::vector<T>(Align<T>(outter)));
+  tessera::device::Stream stream;
+  ASSERT_TRUE(
+      tessera::device::Launch(sum_custom<T>, 1, stream, dx.gm(), dy.gm(), outter, inner, n).ok());
+  ASSERT_TRUE(stream.Synchronize().ok());
+  const std::vector<T>& y = dy.Download();
+  for (uint32_t r = 0; r < outter; ++r) {
+    double ref = 0, mag = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      ref += static_cast<float>(x[r * inner + i]);
+      mag += std::fabs(static_cast<float>(x[r * inner + i]));
+    }
+    const double tol = n * 1.2e-7 * mag + (std::is_same_v<T, float> ? 0 : 9.8e-4 * std::fabs(ref));
+    EXPECT_NEAR(static_cast<float>(y[r]), ref, tol + 1e-30) << "row " << r;
+  }
+}
+
+TEST(CompatAdvReduce, SumOfEachRowsFirstN) {
+  uint32_t seed = 7;
+  for (uint32_t outter : {1u, 3u, 31u})
+    for (uint32_t n : {1u, 7u, 32u, 4097u}) {
+      CheckSum<float>(outter, n, seed++);
+      CheckSum<half>(outter, n, seed++);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// LayerNorm, LayerNormGrad, LayerNormGradBeta with the host's tiling
+
+struct LnTiling {
+  LayerNormTiling ln;
+  LayerNormGradTiling grad;
+  LayerNormGradBetaTiling beta;
+  float epsilon;
+};
+
+template <class T>
+__global__ __vector__ void layernorm_custom(__gm__ uint8_t* x, __gm__ uint8_t* gamma,
+                                            __gm__ uint8_t* beta, __gm__ uint8_t* dy,
+                                            __gm__ uint8_t* y, __gm__ uint8_t* stats,
+                                            __gm__ uint8_t* pdx, __gm__ uint8_t* pdgb,
+                                            __gm__ uint8_t* tiling) {
+  REGISTER_TILING_DEFAULT(LnTiling);
+  GET_TILING_DATA(t, tiling);
+  LayerNormTiling ln = t.ln;
+  LayerNormGradTiling grad = t.grad;
+  const uint32_t total = ln.bLength * ln.sLength * ln.hLength;
+  const uint32_t rows = Align<T>(ln.bLength * ln.sLength);
+  const uint32_t h = Align<T>(ln.hLength);
+  AscendC::TPipe pipe;
+  AscendC::TQue<AscendC::TPosition::VECIN, 1> qx, qg, qb, qdy;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> out;
+  AscendC::LocalTensor<T> lx = Load<T>(pipe, qx, x, total);
+  AscendC::LocalTensor<T> lg = Load<T>(pipe, qg, gamma, h);
+  AscendC::LocalTensor<T> lb = Load<T>(pipe, qb, beta, h);
+  AscendC::LocalTensor<T> ldy = Load<T>(pipe, qdy, dy, total);
+  pipe.InitBuffer(out, (3 * total + 2 * rows + 2 * h) * sizeof(T));
+  AscendC::LocalTensor<T> all = out.Get<T>();
+  AscendC::Duplicate(all, static_cast<T>(0.0f), static_cast<int32_t>(all.GetSize()));
+  AscendC::LocalTensor<T> ly = all, lres = all[total], lpdx = all[2 * total];
+  AscendC::LocalTensor<T> lmean = all[3 * total], lvar = all[3 * total + rows];
+  AscendC::LocalTensor<T> lpdg = all[3 * total + 2 * rows], lpdb = all[3 * total + 2 * rows + h];
+  const T eps = static_cast<T>(t.epsilon);
+  AscendC::LayerNorm<T, false>(ly, lmean, lvar, lx, lg, lb, eps, ln);
+  AscendC::LayerNormGrad<T, false>(lpdx, lres, ldy, lx, lvar, lmean, lg, eps, grad);
+  AscendC::LayerNormGradBeta<T, false>(lpdg, lpdb, lres, ldy, t.beta);
+  Store(y, ly, total);
+  Store(stats, lmean, 2 * rows);
+  Store(pdx, lpdx, total);
+  Store(pdgb, lpdg, 2 * h);
+}
+
+// The host side as the vendor's samples write it: optiling classes filled by the queries, saved
+// with SaveToBuffer.
+namespace optiling {
+BEGIN_TILING_DATA_DEF(LnTestTilingData)
+TILING_DATA_FIELD_DEF_STRUCT(LayerNormTiling, ln);
+TILING_DATA_FIELD_DEF_STRUCT(LayerNormGradTiling, grad);
+TILING_DATA_FIELD_DEF_STRUCT(LayerNormGradBetaTiling, beta);
+TILING_DATA_FIELD_DEF(float, epsilon);
+END_TILING_DATA_DEF;
+}  // namespace optiling
+
+template <class T>
+void CheckLayerNorm(uint32_t b, uint32_t s, uint32_t h, uint32_t original_h, uint32_t seed) {
+  SCOPED_TRACE("B " + std::to_string(b) + " S " + std::to_string(s) + " H " + std::to_string(h) +
+               " originalH " + std::to_string(original_h));
+  const AscendC::TensorShape shape({b, s, h, original_h});
+  uint32_t max_bytes = 0, min_bytes = 0;
+  AscendC::GetLayerNormMaxMinTmpSize(shape, sizeof(T), false, max_bytes, min_bytes);
+  EXPECT_LE(min_bytes, max_bytes);
+  optiling::LnTestTilingData host;
+  AscendC::GetLayerNormNDTilingInfo(shape, min_bytes, sizeof(T), false, host.ln);
+  AscendC::GetLayerNormGradNDTilingInfo(shape, min_bytes, sizeof(T), false, host.grad);
+  AscendC::GetLayerNormGradBetaNDTilingInfo(shape, min_bytes, sizeof(T), false, host.beta);
+  const float eps = 1e-4f;
+  host.set_epsilon(eps);
+  ASSERT_EQ(host.GetDataSize(), sizeof(LnTiling));
+  std::vector<uint8_t> bytes(host.GetDataSize());
+  host.SaveToBuffer(bytes.data(), bytes.size());
+
+  const uint32_t rows = b * s, total = rows * h;
+  std::vector<T> x = Random<T>(total, -3.0f, 3.0f, seed);
+  std::vector<T> gamma = Random<T>(Align<T>(h), -2.0f, 2.0f, seed + 1);
+  std::vector<T> beta = Random<T>(Align<T>(h), -1.0f, 1.0f, seed + 2);
+  std::vector<T> dy = Random<T>(total, -1.0f, 1.0f, seed + 3);
+  DevBuf<T> dx(x), dg(gamma), db(beta), ddy(dy), dyo(std::vector<T>(total)),
+      dstats(std::vector<T>(2 * Align<T>(rows))), dpdx(std::vector<T>(total)),
+      dpdgb(std::vector<T>(2 * Align<T>(h)));
+  DevBuf<uint8_t> dt(bytes);
+  tessera::device::Stream stream;
+  ASSERT_TRUE(tessera::device::Launch(layernorm_custom<T>, 1, stream, dx.gm(), dg.gm(), db.gm(),
+                                      ddy.gm(), dyo.gm(), dstats.gm(), dpdx.gm(), dpdgb.gm(),
+                                      dt.gm())
+                  .ok());
+  ASSERT_TRUE(stream.Synchronize().ok());
+  const auto& y = dyo.Download();
+  const auto& stats = dstats.Download();
+  const auto& pdx = dpdx.Download();
+  const auto& pdgb = dpdgb.Download();
+  const double rel = std::is_same_v<T, float> ? 2e-6 : 2e-3;
+  std::vector<double> pd_gamma(original_h, 0.0), pd_beta(original_h, 0.0);
+  for (uint32_t r = 0; r < rows; ++r) {
+    const auto X = [&](uint32_t i) { return double{static_cast<float>(x[r * h + i])}; };
+    double mean = 0;
+    for (uint32_t i = 0; i < original_h; ++i)
+      mean += X(i);
+    mean /= original_h;
+    double var = 0;
+    for (uint32_t i = 0; i < original_h; ++i)
+      var += (X(i) - mean) * (X(i) - mean);
+    var /= original_h;
+    const double rstd = 1.0 / std::sqrt(var + double{static_cast<float>(static_cast<T>(eps))});
+    EXPECT_NEAR(static_cast<float>(stats[r]), mean, rel * 4 + 1e-6) << "mean " << r;
+    EXPECT_NEAR(static_cast<float>(stats[Align<T>(rows) + r]), var, rel * var + 1e-6)
+        << "var " << r;
+    double mg = 0, mgx = 0;
+    for (uint32_t i = 0; i < original_h; ++i) {
+      const double g = double{static_cast<float>(dy[r * h + i])} * static_cast<float>(gamma[i]);
+      mg += g;
+      mgx += g * (X(i) - mean) * rstd;
+    }
+    mg /= original_h;
+    mgx /= original_h;
+    for (uint32_t i = 0; i < original_h; ++i) {
+      const double xhat = (X(i) - mean) * rstd;
+      const double yref = static_cast<float>(gamma[i]) * xhat + static_cast<float>(beta[i]);
+      EXPECT_NEAR(static_cast<float>(y[r * h + i]), yref, rel * 8 * (std::fabs(yref) + 1))
+          << "y " << r << "," << i;
+      const double g = double{static_cast<float>(dy[r * h + i])} * static_cast<float>(gamma[i]);
+      const double dref = rstd * (g - mg - xhat * mgx);
+      EXPECT_NEAR(static_cast<float>(pdx[r * h + i]), dref, rel * 16 * rstd * (std::fabs(g) + 1))
+          << "pdx " << r << "," << i;
+      pd_gamma[i] += double{static_cast<float>(dy[r * h + i])} * xhat;
+      pd_beta[i] += static_cast<float>(dy[r * h + i]);
+    }
+  }
+  for (uint32_t i = 0; i < original_h; ++i) {
+    EXPECT_NEAR(static_cast<float>(pdgb[i]), pd_gamma[i], rel * 8 * rows) << "pdgamma " << i;
+    EXPECT_NEAR(static_cast<float>(pdgb[Align<T>(h) + i]), pd_beta[i], rel * 4 * rows)
+        << "pdbeta " << i;
+  }
+}
+
+TEST(CompatAdvNormalization, LayerNormForwardAndBackwardFp32) {
+  CheckLayerNorm<float>(2, 32, 16, 16, 11);
+  CheckLayerNorm<float>(1, 1, 8, 1, 12);
+  CheckLayerNorm<float>(3, 7, 40, 33, 13);
+  CheckLayerNorm<float>(1, 5, 4104, 4097, 14);
+}
+
+TEST(CompatAdvNormalization, LayerNormForwardAndBackwardHalf) {
+  CheckLayerNorm<half>(2, 4, 16, 16, 21);
+  CheckLayerNorm<half>(1, 7, 48, 31, 22);
+}
+
+TEST(CompatAdvNormalization, TilingInfoRejectsMalformedShapes) {
+  optiling::LayerNormTiling t;
+  t.set_bLength(99);
+  AscendC::GetLayerNormNDTilingInfo(AscendC::TensorShape({2, 3}), 0, 4, false, t);
+  EXPECT_EQ(t.get_bLength(), 99u) << "a 2-D shape leaves the tiling alone";
+  AscendC::GetLayerNormNDTilingInfo(AscendC::TensorShape({2, 3, 8, 9}), 0, 4, false, t);
+  EXPECT_EQ(t.get_bLength(), 99u) << "originalH > H leaves the tiling alone";
+  AscendC::GetLayerNormNDTilingInfo(AscendC::TensorShape({2, 3, 8}), 0, 4, false, t);
+  EXPECT_EQ(t.get_bLength(), 2u);
+  EXPECT_EQ(t.get_originalHLength(), 8u);
+  EXPECT_FLOAT_EQ(t.get_lastDimValueBack(), 1.0f / 8);
+}
+
+// ---------------------------------------------------------------------------------------------
+// AscendQuant / AscendDequant
+
+template <class T>
+__global__ __vector__ void quant_custom(__gm__ uint8_t* x, __gm__ uint8_t* q, uint32_t n,
+                                        float scale, float offset) {
+  AscendC::TPipe pipe;
+  AscendC::TQue<AscendC::TPosition::VECIN, 1> in;
+  AscendC::TQue<AscendC::TPosition::VECOUT, 1> out;
+  AscendC::LocalTensor<T> src = Load<T>(pipe, in, x, Align<T>(n));
+  pipe.InitBuffer(out, 1, Align<int8_t>(n));
+  AscendC::LocalTensor<int8_t> dst = out.AllocTensor<int8_t>();
+  AscendC::Duplicate(dst.ReinterpretCast<int16_t>(), int16_t{0},
+                     static_cast<int32_t>(Align<int8_t>(n) / 2));
+  AscendC::AscendQuant<T>(dst, src, scale, offset, n);
+  Store(q, dst, Align<int8_t>(n));
+}
+
+template <class T>
+void CheckQuant(uint32_t n, float scale, float offset, uint32_t seed) {
+  SCOPED_TRACE("n " + std::to_string(n) + " scale " + std::to_string(scale));
+  std::vector<T> x = Random<T>(Align<T>(n), -100.0f, 100.0f, seed);
+  DevBuf<T> dx(x);
+  DevBuf<int8_t> dq(std::vector<int8_t>(Align<int8_t>(n)));
+  tessera::device::Stream stream;
+  ASSERT_TRUE(
+      tessera::device::Launch(quant_custom<T>, 1, stream, dx.gm(), dq.gm(), n, scale, offset).ok());
+  ASSERT_TRUE(stream.Synchronize().ok());
+  const auto& q = dq.Download();
+  for (uint32_t i = 0; i < n; ++i) {
+    // Reference: the affine value in double, rounded to half, to nearest even, saturated.
+    const double v = double{static_cast<float>(x[i])} * scale + offset;
+    const double h = static_cast<float>(tessera::half(static_cast<float>(v)));
+    const double r = std::clamp(std::nearbyint(h), -128.0, 127.0);
+    EXPECT_EQ(q[i], static_cast<int8_t>(r)) << "element " << i << " x " << static_cast<float>(x[i]);
+  }
+}
+
+TEST(CompatAdvQuant, AscendQuantPerTensor) {
+  CheckQuant<half>(1024, 2.0f, 0.9f, 31);
+  CheckQuant<half>(7, 0.5f, -3.0f, 32);
+  CheckQuant<float>(4097, 1.7f, 0.25f, 33);
+  CheckQuant<float>(1, 3.0f, 0.0f, 34);
+}
+
+template <class DstT>
+__global__ __vector__ void dequant_custom(__gm__ uint8_t* x, __gm__ uint8_t* s, __gm__ uint8_t* y,
+                                          uint32_t m, uint32_t n, uint32_t cal) {
+  AscendC::TPipe pipe;
+  AscendC::TQue<AscendC::TPosition::VECIN, 1> in, sc;
+  AscendC::TQue<AscendC::TPosition::VECOUT, 1> out;
+  AscendC::LocalTensor<int32_t> src = Load<int32_t>(pipe, in, x, m * n);
+  AscendC::LocalTensor<float> scale = Load<float>(pipe, sc, s, n);
+  pipe.InitBuffer(out, 1, Align<DstT>(m * n) * sizeof(DstT));
+  AscendC::LocalTensor<DstT> dst = out.AllocTensor<DstT>();
+  AscendC::Duplicate(dst, static_cast<DstT>(0.0f), static_cast<int32_t>(Align<DstT>(m * n)));
+  AscendC::AscendDequant(dst, src, scale, {m, n, cal});
+  Store(y, dst, Align<DstT>(m * n));
+}
+
+template <class DstT>
+void CheckDequant(uint32_t m, uint32_t n, uint32_t cal, uint32_t seed) {
+  SCOPED_TRACE("m " + std::to_string(m) + " n " + std::to_string(n) + " cal " +
+               std::to_string(cal));
+  std::mt19937 rng(seed);
+  std::vector<int32_t> x(m * n);
+  for (auto& v : x)
+    v = static_cast<int32_t>(rng() % 2001) - 1000;
+  std::vector<float> scale = Random<float>(n, -4.0f, 4.0f, seed + 1);
+  DevBuf<int32_t> dx(x);
+  DevBuf<float> ds(scale);
+  DevBuf<DstT> dy(std::vector<DstT>(Align<DstT>(m * n)));
+  tessera::device::Stream stream;
+  ASSERT_TRUE(
+      tessera::device::Launch(dequant_custom<DstT>, 1, stream, dx.gm(), ds.gm(), dy.gm(), m, n, cal)
+          .ok());
+  ASSERT_TRUE(stream.Synchronize().ok());
+  const auto& y = dy.Download();
+  const double rel = std::is_same_v<DstT, float> ? 1.2e-7 : 9.8e-4;
+  for (uint32_t r = 0; r < m; ++r)
+    for (uint32_t i = 0; i < n; ++i) {
+      const double ref = i < cal ? double{static_cast<float>(x[r * n + i])} * scale[i] : 0.0;
+      EXPECT_NEAR(static_cast<float>(y[r * n + i]), ref, rel * std::fabs(ref) + 1e-30)
+          << r << "," << i;
+    }
+}
+
+TEST(CompatAdvQuant, AscendDequantPerChannel) {
+  CheckDequant<float>(128, 32, 32, 41);
+  CheckDequant<float>(7, 40, 33, 42);
+  CheckDequant<half>(3, 16, 16, 43);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arange
+
+template <class T>
+__global__ __vector__ void arange_custom(__gm__ uint8_t* y, float first, float diff,
+                                         uint32_t count) {
+  AscendC::TPipe pipe;
+  AscendC::TQue<AscendC::TPosition::VECOUT, 1> out;
+  pipe.InitBuffer(out, 1, Align<T>(count) * sizeof(T));
+  AscendC::LocalTensor<T> dst = out.AllocTensor<T>();
+  AscendC::Duplicate(dst, static_cast<T>(0.0f), static_cast<int32_t>(Align<T>(count)));
+  AscendC::Arange<T>(dst, static_cast<T>(first), static_cast<T>(diff), static_cast<int32_t>(count));
+  Store(y, dst, Align<T>(count));
+}
+
+template <class T>
+void CheckArange(uint32_t count, float first, float diff) {
+  SCOPED_TRACE("count " + std::to_string(count));
+  DevBuf<T> dy(std::vector<T>(Align<T>(count)));
+  tessera::device::Stream stream;
+  ASSERT_TRUE(
+      tessera::device::Launch(arange_custom<T>, 1, stream, dy.gm(), first, diff, count).ok());
+  ASSERT_TRUE(stream.Synchronize().ok());
+  const auto& y = dy.Download();
+  for (uint32_t i = 0; i < count; ++i) {
+    const double f = static_cast<float>(static_cast<T>(first));
+    const double d = static_cast<float>(static_cast<T>(diff));
+    const double ref = f + d * i;
+    const double rel = std::is_integral_v<T> ? 0.0 : (std::is_same_v<T, float> ? 6e-8 : 4.9e-4);
+    EXPECT_NEAR(static_cast<double>(static_cast<float>(y[i])), ref, rel * std::fabs(ref))
+        << "element " << i;
+  }
+}
+
+TEST(CompatAdvIndex, ArangeIsAnArithmeticProgression) {
+  CheckArange<float>(104, 1.234f, 5.678f);
+  CheckArange<float>(4097, -3.5f, 0.001f);
+  CheckArange<half>(31, 2.0f, -0.25f);
+  CheckArange<int32_t>(17, -5.0f, 3.0f);
+}
+
+// ---------------------------------------------------------------------------------------------
+// AscendC::Std
+
+static_assert(AscendC::Std::is_floating_point<half>::value, "half counts as floating point");
+static_assert(AscendC::Std::is_floating_point_v<const volatile double>, "cv-qualified double");
+static_assert(!AscendC::Std::is_floating_point_v<float&>, "a reference is not");
+static_assert(AscendC::Std::is_same_v<AscendC::Std::remove_pointer_t<int* const>, int>, "");
+static_assert(AscendC::Std::is_same_v<AscendC::Std::add_cv_t<int>, const volatile int>, "");
+static_assert(AscendC::Std::is_one_of_v<half, float, half>, "is_one_of");
+static_assert(!AscendC::Std::is_one_of_v<int, float, half>, "is_one_of");
+static_assert(AscendC::Std::is_one_of_value_v<int, 3, 1, 2, 3>, "is_one_of_value");
+static_assert(AscendC::Std::is_constant<4, const AscendC::Std::integral_constant<int, 4>&>::value,
+              "is_constant");
+static_assert(!AscendC::Std::is_constant<4, AscendC::Std::integral_constant<int, 5>>::value, "");
+
+// ---------------------------------------------------------------------------------------------
+// Bad parameters fail the launch with the API's name instead of touching memory.
+
+__global__ __vector__ void bad_sum_custom(__gm__ uint8_t* x) {
+  AscendC::TPipe pipe;
+  AscendC::TQue<AscendC::TPosition::VECIN, 1> in;
+  AscendC::LocalTensor<float> src = Load<float>(pipe, in, x, 16);
+  AscendC::SumParams params{2, 8, 9};  // n > inner
+  AscendC::Sum(src, src, params);
+}
+
+TEST(CompatAdvErrors, SumRejectsNLargerThanInner) {
+  DevBuf<float> dx(Random<float>(16, -1, 1, 5));
+  tessera::device::Stream stream;
+  ASSERT_TRUE(tessera::device::Launch(bad_sum_custom, 1, stream, dx.gm()).ok());
+  const tessera::Status st = stream.Synchronize();
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("Sum"), std::string::npos) << st.message();
+}
+
+}  // namespace
