@@ -1,6 +1,6 @@
-// The vendor's LayerNorm family on [B, S, H] tensors (rows of hLength elements, of which the
-// first originalHLength are data): LayerNorm (y, mean, variance), LayerNormGrad (dx and the
-// normalised x that LayerNormGradBeta needs) and LayerNormGradBeta (dgamma, dbeta). Row
+// The vendor's LayerNorm family (and DeepNorm) on [B, S, H] tensors (rows of hLength elements, of
+// which the first originalHLength are data): LayerNorm (y, mean, variance), LayerNormGrad (dx and
+// the normalised x that LayerNormGradBeta needs) and LayerNormGradBeta (dgamma, dbeta). Row
 // statistics and the column sums accumulate in double and round once, so results are within
 // one rounding of the exact value for float; half computes in fp32 precision or better. The
 // temporary buffer argument is accepted for signature compatibility: these implementations need
@@ -34,20 +34,37 @@ NormShape CheckNormShape(const Tiling& tiling, const char* api) {
   return {tiling.bLength * tiling.sLength, tiling.hLength, h};
 }
 
-// Mean and population variance of n values, two passes in double.
-template <class T>
-void RowMoments(const T* x, uint32_t n, double* mean, double* var) {
-  double s = 0;
-  for (uint32_t i = 0; i < n; ++i)
-    s += ToF32(x[i]);
-  const double m = s / n;
-  double q = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    const double d = ToF32(x[i]) - m;
-    q += d * d;
+// Normalises each row of value(i) (i = row * stride + column): y = gamma * (v - mean) * rstd +
+// beta; writes mean and population variance per row.
+template <class T, class Value>
+void NormalizeRows(const char* api, const NormShape& s, Value value, const LocalTensor<T>& output,
+                   const LocalTensor<T>& outputMean, const LocalTensor<T>& outputVariance,
+                   const LocalTensor<T>& gamma, const LocalTensor<T>& beta, double eps) {
+  CheckRead(gamma, s.h, api, "gamma");
+  CheckRead(beta, s.h, api, "beta");
+  CheckSpace(output, uint64_t{s.rows} * s.stride, api, "dst output");
+  CheckWrite(outputMean, s.rows, api);
+  CheckWrite(outputVariance, s.rows, api);
+  for (uint32_t r = 0; r < s.rows; ++r) {
+    const uint64_t base = uint64_t{r} * s.stride;
+    double sum = 0;
+    for (uint32_t i = 0; i < s.h; ++i)
+      sum += value(base + i);
+    const double mean = sum / s.h;
+    double sq = 0;
+    for (uint32_t i = 0; i < s.h; ++i) {
+      const double d = value(base + i) - mean;
+      sq += d * d;
+    }
+    const double var = sq / s.h;
+    const double rstd = 1.0 / std::sqrt(var + eps);
+    T* y = output.data() + base;
+    for (uint32_t i = 0; i < s.h; ++i)
+      y[i] = FromF32<T>(static_cast<float>(
+          ToF32(gamma.data()[i]) * ((value(base + i) - mean) * rstd) + ToF32(beta.data()[i])));
+    outputMean.data()[r] = FromF32<T>(static_cast<float>(mean));
+    outputVariance.data()[r] = FromF32<T>(static_cast<float>(var));
   }
-  *mean = m;
-  *var = q / n;
 }
 
 }  // namespace tessera::compat::adv
@@ -67,28 +84,12 @@ void LayerNorm(const LocalTensor<T>& output, const LocalTensor<T>& outputMean,
                const LocalTensor<uint8_t>& /*sharedTmpBuffer*/, const T epsilon,
                LayerNormTiling& tiling) {
   using namespace ::tessera::compat::adv;
-  const char* api = "LayerNorm";
-  const NormShape s = CheckNormShape(tiling, api);
-  const uint64_t total = uint64_t{s.rows} * s.stride;
-  CheckSpace(inputX, total, api, "inputX");
-  CheckRead(gamma, s.h, api, "gamma");
-  CheckRead(beta, s.h, api, "beta");
-  CheckSpace(output, total, api, "dst output");
-  CheckWrite(outputMean, s.rows, api);
-  CheckWrite(outputVariance, s.rows, api);
-  const double eps = ToF32(epsilon);
-  for (uint32_t r = 0; r < s.rows; ++r) {
-    const T* x = inputX.data() + uint64_t{r} * s.stride;
-    T* y = output.data() + uint64_t{r} * s.stride;
-    double mean, var;
-    RowMoments(x, s.h, &mean, &var);
-    const double rstd = 1.0 / std::sqrt(var + eps);
-    for (uint32_t i = 0; i < s.h; ++i)
-      y[i] = FromF32<T>(static_cast<float>(ToF32(gamma.data()[i]) * ((ToF32(x[i]) - mean) * rstd) +
-                                           ToF32(beta.data()[i])));
-    outputMean.data()[r] = FromF32<T>(static_cast<float>(mean));
-    outputVariance.data()[r] = FromF32<T>(static_cast<float>(var));
-  }
+  const NormShape s = CheckNormShape(tiling, "LayerNorm");
+  CheckSpace(inputX, uint64_t{s.rows} * s.stride, "LayerNorm", "inputX");
+  const T* x = inputX.data();
+  NormalizeRows(
+      "LayerNorm", s, [x](uint64_t i) { return double{ToF32(x[i])}; }, output, outputMean,
+      outputVariance, gamma, beta, ToF32(epsilon));
 }
 template <typename T, bool isReuseSource = false>
 void LayerNorm(const LocalTensor<T>& output, const LocalTensor<T>& outputMean,
@@ -191,6 +192,36 @@ void LayerNormGradBeta(const LocalTensor<T>& outputPdGamma, const LocalTensor<T>
                        LayerNormGradBetaTiling& tiling) {
   LayerNormGradBeta<T, isReuseSource>(outputPdGamma, outputPdBeta, resForGamma, inputDy,
                                       LocalTensor<uint8_t>(), tiling);
+}
+
+// DeepNorm: LayerNorm of alpha * src + gx over each row (mean and population variance of that
+// sum in meanLocal / rstdLocal, as the vendor's samples read them). T: float or half.
+template <typename T, bool isReuseSrc = false, bool isBasicBlock = false>
+void DeepNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& meanLocal,
+              const LocalTensor<T>& rstdLocal, const LocalTensor<T>& srcLocal,
+              const LocalTensor<T>& gxLocal, const LocalTensor<T>& betaLocal,
+              const LocalTensor<T>& gammaLocal, const LocalTensor<uint8_t>& /*sharedTmpBuffer*/,
+              const T alpha, const T epsilon, DeepNormTiling& tiling) {
+  using namespace ::tessera::compat::adv;
+  const NormShape s = CheckNormShape(tiling, "DeepNorm");
+  CheckSpace(srcLocal, uint64_t{s.rows} * s.stride, "DeepNorm", "srcLocal");
+  CheckSpace(gxLocal, uint64_t{s.rows} * s.stride, "DeepNorm", "gxLocal");
+  const T* x = srcLocal.data();
+  const T* gx = gxLocal.data();
+  const double a = ToF32(alpha);
+  NormalizeRows(
+      "DeepNorm", s, [x, gx, a](uint64_t i) { return a * ToF32(x[i]) + ToF32(gx[i]); }, dstLocal,
+      meanLocal, rstdLocal, gammaLocal, betaLocal, ToF32(epsilon));
+}
+template <typename T, bool isReuseSrc = false, bool isBasicBlock = false>
+void DeepNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& meanLocal,
+              const LocalTensor<T>& rstdLocal, const LocalTensor<T>& srcLocal,
+              const LocalTensor<T>& gxLocal, const LocalTensor<T>& betaLocal,
+              const LocalTensor<T>& gammaLocal, const T alpha, const T epsilon,
+              DeepNormTiling& tiling) {
+  DeepNorm<T, isReuseSrc, isBasicBlock>(dstLocal, meanLocal, rstdLocal, srcLocal, gxLocal,
+                                        betaLocal, gammaLocal, LocalTensor<uint8_t>(), alpha,
+                                        epsilon, tiling);
 }
 
 }  // namespace AscendC

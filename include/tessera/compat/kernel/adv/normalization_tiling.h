@@ -102,11 +102,16 @@ struct LayerNormTiling {
 struct LayerNormGradTiling {
   TESSERA_LAYERNORM_GRAD_TILING_FIELDS(TESSERA_TILING_PLAIN_FIELD_)
 };
+// DeepNorm's tiling has LayerNorm's fields.
+struct DeepNormTiling {
+  TESSERA_LAYERNORM_TILING_FIELDS(TESSERA_TILING_PLAIN_FIELD_)
+};
 struct LayerNormGradBetaTiling {
   TESSERA_LAYERNORM_GRAD_BETA_TILING_FIELDS(TESSERA_TILING_PLAIN_FIELD_)
 };
 }  // namespace AscendC::tiling
 
+using AscendC::tiling::DeepNormTiling;
 using AscendC::tiling::LayerNormGradBetaTiling;
 using AscendC::tiling::LayerNormGradTiling;
 using AscendC::tiling::LayerNormTiling;

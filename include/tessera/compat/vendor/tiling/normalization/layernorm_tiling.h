@@ -1,6 +1,6 @@
-// Host side of LayerNorm / LayerNormGrad / LayerNormGradBeta: the optiling:: tiling classes (the
-// vendor's fields, saved in the layout the kernels' AscendC::tiling structs read), the temporary
-// buffer queries and the Get...NDTilingInfo functions that fill the shape fields.
+// Host side of LayerNorm / LayerNormGrad / LayerNormGradBeta / DeepNorm: the optiling:: tiling
+// classes (the vendor's fields, saved in the layout the kernels' AscendC::tiling structs read), the
+// temporary buffer queries and the Get...NDTilingInfo functions that fill the shape fields.
 //
 // srcShape is [B, S, H] or [B, S, H, originalH] (H = the row stride in elements, a multiple of
 // 32 bytes in the vendor's samples; originalH <= H the elements normalised). tessera's kernels
@@ -18,6 +18,9 @@
 
 namespace optiling {
 BEGIN_TILING_DATA_DEF(LayerNormTiling)
+TESSERA_LAYERNORM_TILING_FIELDS(TESSERA_TILING_CLASS_FIELD_)
+END_TILING_DATA_DEF;
+BEGIN_TILING_DATA_DEF(DeepNormTiling)
 TESSERA_LAYERNORM_TILING_FIELDS(TESSERA_TILING_CLASS_FIELD_)
 END_TILING_DATA_DEF;
 BEGIN_TILING_DATA_DEF(LayerNormGradTiling)
@@ -90,6 +93,24 @@ void FillLayerNormGradBetaShape(const NormDims& n, uint32_t stackBufferSize, Til
   t.bsCurLength = t.bsLength;
 }
 
+// Fills a DeepNorm tiling from srcShape [B, S, H] and originSrcShape [B, S, originalH]; false
+// (tiling unchanged) for malformed shapes or a basic block that is not one.
+template <class Tiling>
+bool GetDeepNormTilingInfoImpl(const AscendC::TensorShape& srcShape,
+                               const AscendC::TensorShape& originSrcShape,
+                               const uint32_t stackBufferSize, const bool isBasicBlock,
+                               Tiling& tiling) {
+  ::tessera::compat::adv::NormDims n, o;
+  if (!::tessera::compat::adv::ParseNormShape(srcShape, &n) ||
+      !::tessera::compat::adv::ParseNormShape(originSrcShape, &o))
+    return false;
+  if (o.b != n.b || o.s != n.s || o.h > n.h) return false;
+  if (isBasicBlock && (n.h % 64 != 0 || (n.b * n.s) % 8 != 0)) return false;
+  n.original_h = o.h;
+  ::tessera::compat::adv::FillLayerNormShape(n, tiling);
+  tiling.tmpBufSize = stackBufferSize;
+  return true;
+}
 }  // namespace tessera::compat::adv
 
 namespace AscendC {
@@ -167,6 +188,34 @@ inline void GetLayerNormGradBetaNDTilingInfo(const TensorShape srcShape,
   ::tessera::compat::adv::NormDims n;
   if (!::tessera::compat::adv::ParseNormShape(srcShape, &n)) return;
   ::tessera::compat::adv::FillLayerNormGradBetaShape(n, stackBufferSize, tiling);
+}
+
+// DeepNorm: temporary bytes (0); false when isBasicBlock is asked for a shape that is not a
+// basic block (H a multiple of 64, B * S a multiple of 8), as the vendor's query does.
+inline bool GetDeepNormMaxMinTmpSize(const TensorShape& srcShape, const uint32_t /*typeSize*/,
+                                     const bool /*isReuseSource*/, const bool isBasicBlock,
+                                     uint32_t& maxValue, uint32_t& minValue) {
+  ::tessera::compat::adv::NormDims n;
+  if (!::tessera::compat::adv::ParseNormShape(srcShape, &n)) return false;
+  if (isBasicBlock && (n.h % 64 != 0 || (n.b * n.s) % 8 != 0)) return false;
+  maxValue = 0;
+  minValue = 0;
+  return true;
+}
+
+inline bool GetDeepNormTilingInfo(const TensorShape& srcShape, const TensorShape& originSrcShape,
+                                  const uint32_t stackBufferSize, const uint32_t /*typeSize*/,
+                                  const bool /*isReuseSource*/, const bool isBasicBlock,
+                                  optiling::DeepNormTiling& tiling) {
+  return ::tessera::compat::adv::GetDeepNormTilingInfoImpl(srcShape, originSrcShape,
+                                                           stackBufferSize, isBasicBlock, tiling);
+}
+inline bool GetDeepNormTilingInfo(const TensorShape& srcShape, const TensorShape& originSrcShape,
+                                  const uint32_t stackBufferSize, const uint32_t /*typeSize*/,
+                                  const bool /*isReuseSource*/, const bool isBasicBlock,
+                                  AscendC::tiling::DeepNormTiling& tiling) {
+  return ::tessera::compat::adv::GetDeepNormTilingInfoImpl(srcShape, originSrcShape,
+                                                           stackBufferSize, isBasicBlock, tiling);
 }
 
 }  // namespace AscendC
