@@ -10,3 +10,4 @@
 #include "tessera/compat/kernel/adv/quant.h"
 #include "tessera/compat/kernel/adv/reduce.h"
 #include "tessera/compat/kernel/adv/utils.h"
+#include "tessera/compat/kernel/adv/welford.h"

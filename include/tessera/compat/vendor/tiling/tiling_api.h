@@ -10,6 +10,7 @@
 
 // Normalization, quantization, reduce, sort, index, filter, transpose, random, utilities.
 #include "tiling/normalization/layernorm_tiling.h"
+#include "tiling/normalization/welford_tiling.h"
 #include "tiling/quantization/quant_tiling.h"
 #include "tiling/reduce/reduce_tiling.h"
 #include "tiling/utils/types.h"

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "graph/tensor.h"
+#include "securec.h"  // the vendor's tiling headers bring memcpy_s / memset_s with them
 
 #if __cplusplus >= 202002L
 #include "graph/types.h"
