@@ -9,6 +9,7 @@
 // Activation and math.
 
 // Normalization, quantization, reduce, sort, index, filter, transpose, random, utilities.
+#include "tiling/filter/dropout_tiling.h"
 #include "tiling/normalization/layernorm_tiling.h"
 #include "tiling/normalization/welford_tiling.h"
 #include "tiling/quantization/quant_tiling.h"
