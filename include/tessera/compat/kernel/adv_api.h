@@ -5,6 +5,7 @@
 // Activation and math.
 
 // Normalization, quantization, reduce, sort, index, filter, transpose, random, utilities.
+#include "tessera/compat/kernel/adv/broadcast.h"
 #include "tessera/compat/kernel/adv/filter.h"
 #include "tessera/compat/kernel/adv/index.h"
 #include "tessera/compat/kernel/adv/normalization.h"
