@@ -545,6 +545,353 @@ TEST(CompatAdvIndex, ArangeIsAnArithmeticProgression) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// DeepNorm
+
+template <class T>
+__global__ __vector__ void deepnorm_custom(__gm__ uint8_t* x, __gm__ uint8_t* gx,
+                                           __gm__ uint8_t* gamma, __gm__ uint8_t* beta,
+                                           __gm__ uint8_t* y, __gm__ uint8_t* stats,
+                                           __gm__ uint8_t* tiling, float alpha, float eps) {
+  REGISTER_TILING_DEFAULT(AscendC::tiling::DeepNormTiling);
+  GET_TILING_DATA(t, tiling);
+  DeepNormTiling dt = t;
+  const uint32_t total = dt.bLength * dt.sLength * dt.hLength;
+  const uint32_t rows = Align<T>(dt.bLength * dt.sLength), h = Align<T>(dt.hLength);
+  AscendC::TPipe pipe;
+  UbBuf bx, bgx, bg, bb, out;
+  AscendC::LocalTensor<T> lx = Load<T>(pipe, bx, x, total);
+  AscendC::LocalTensor<T> lgx = Load<T>(pipe, bgx, gx, total);
+  AscendC::LocalTensor<T> lg = Load<T>(pipe, bg, gamma, h);
+  AscendC::LocalTensor<T> lb = Load<T>(pipe, bb, beta, h);
+  pipe.InitBuffer(out, (total + 2 * rows) * sizeof(T));
+  AscendC::LocalTensor<T> all = out.Get<T>();
+  AscendC::Duplicate(all, static_cast<T>(0.0f), static_cast<int32_t>(all.GetSize()));
+  AscendC::DeepNorm<T, false, false>(all, all[total], all[total + rows], lx, lgx, lb, lg,
+                                     static_cast<T>(alpha), static_cast<T>(eps), dt);
+  Store(y, all, total);
+  Store(stats, all[total], 2 * rows);
+}
+
+TEST(CompatAdvNormalization, DeepNormIsLayerNormOfAlphaXPlusGx) {
+  const uint32_t b = 3, s = 5, h = 24, original_h = 21;
+  AscendC::tiling::DeepNormTiling tiling;
+  uint32_t max_bytes = 0, min_bytes = 0;
+  ASSERT_TRUE(AscendC::GetDeepNormMaxMinTmpSize(AscendC::TensorShape({b, s, h}), 4, false, false,
+                                                max_bytes, min_bytes));
+  EXPECT_LE(min_bytes, max_bytes);
+  EXPECT_FALSE(AscendC::GetDeepNormMaxMinTmpSize(AscendC::TensorShape({b, s, h}), 4, false, true,
+                                                 max_bytes, min_bytes))
+      << "H = 24 is not a basic block";
+  ASSERT_TRUE(AscendC::GetDeepNormTilingInfo(AscendC::TensorShape({b, s, h}),
+                                             AscendC::TensorShape({b, s, original_h}), min_bytes, 4,
+                                             false, false, tiling));
+  const float alpha = -1.7f, eps = 1e-5f;
+  const uint32_t rows = b * s, total = rows * h;
+  std::vector<float> x = Random<float>(total, -4, 4, 61), gx = Random<float>(total, -4, 4, 62);
+  std::vector<float> gamma = Random<float>(h, -2, 2, 63), beta = Random<float>(h, -2, 2, 64);
+  std::vector<uint8_t> bytes(sizeof(tiling));
+  std::memcpy(bytes.data(), &tiling, sizeof(tiling));
+  DevBuf<float> dx(x), dgx(gx), dg(gamma), db(beta), dy{std::vector<float>(total)},
+      dstats{std::vector<float>(2 * Align<float>(rows))};
+  DevBuf<uint8_t> dt(bytes);
+  const tessera::Status st = RunKernel(deepnorm_custom<float>, dx.gm(), dgx.gm(), dg.gm(), db.gm(),
+                                       dy.gm(), dstats.gm(), dt.gm(), alpha, eps);
+  ASSERT_TRUE(st.ok()) << st.message();
+  const auto& y = dy.Download();
+  const auto& stats = dstats.Download();
+  for (uint32_t r = 0; r < rows; ++r) {
+    std::vector<double> v(original_h);
+    double mean = 0, var = 0;
+    for (uint32_t i = 0; i < original_h; ++i) {
+      v[i] = double{alpha} * x[r * h + i] + gx[r * h + i];
+      mean += v[i];
+    }
+    mean /= original_h;
+    for (double e : v)
+      var += (e - mean) * (e - mean);
+    var /= original_h;
+    EXPECT_NEAR(stats[r], mean, 1e-5 * (std::fabs(mean) + 1)) << "mean " << r;
+    EXPECT_NEAR(stats[Align<float>(rows) + r], var, 1e-5 * (var + 1)) << "variance " << r;
+    for (uint32_t i = 0; i < original_h; ++i) {
+      const double ref = gamma[i] * (v[i] - mean) / std::sqrt(var + eps) + beta[i];
+      EXPECT_NEAR(y[r * h + i], ref, 1e-5 * (std::fabs(ref) + 1)) << r << "," << i;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// WelfordUpdate / WelfordFinalize
+
+template <bool inplace>
+__global__ __vector__ void welford_custom(__gm__ uint8_t* x, __gm__ uint8_t* mean,
+                                          __gm__ uint8_t* var, __gm__ uint8_t* out, uint32_t rn,
+                                          uint32_t ab, uint32_t compute, float n_rec) {
+  static constexpr AscendC::WelfordUpdateConfig kCfg = {inplace};
+  AscendC::TPipe pipe;
+  UbBuf bx, bm, bv, bo;
+  const uint32_t total = rn * ab;
+  AscendC::LocalTensor<float> lx = Load<float>(pipe, bx, x, total);
+  AscendC::LocalTensor<float> lm = Load<float>(pipe, bm, mean, total);
+  AscendC::LocalTensor<float> lv = Load<float>(pipe, bv, var, total);
+  pipe.InitBuffer(bo, 2 * total * sizeof(float));
+  AscendC::LocalTensor<float> lo = bo.Get<float>();
+  AscendC::Duplicate(lo, -7.0f, static_cast<int32_t>(2 * total));
+  AscendC::WelfordUpdateParam para = {rn, ab, compute, n_rec};
+  AscendC::WelfordUpdate<float, float, false, kCfg>(lo, lo[total], lm, lv, lx, para);
+  Store(out, lo, 2 * total);
+}
+
+TEST(CompatAdvNormalization, WelfordUpdateIsOneOnlineStep) {
+  for (bool inplace : {true, false}) {
+    const uint32_t rn = 3, ab = 40, compute = 35;
+    const float n_rec = 1.0f / 5;
+    std::vector<float> x = Random<float>(rn * ab, -100, 100, 71),
+                       mean = Random<float>(rn * ab, -50, 50, 72),
+                       var = Random<float>(rn * ab, 0, 1000, 73);
+    DevBuf<float> dx(x), dm(mean), dv(var), dout{std::vector<float>(2 * rn * ab)};
+    const tessera::Status st = inplace ? RunKernel(welford_custom<true>, dx.gm(), dm.gm(), dv.gm(),
+                                                   dout.gm(), rn, ab, compute, n_rec)
+                                       : RunKernel(welford_custom<false>, dx.gm(), dm.gm(), dv.gm(),
+                                                   dout.gm(), rn, ab, compute, n_rec);
+    ASSERT_TRUE(st.ok()) << st.message();
+    const auto& out = dout.Download();
+    for (uint32_t k = 0; k < rn * ab; ++k) {
+      if (k % ab >= compute) {
+        EXPECT_EQ(out[k], inplace ? mean[k] : -7.0f) << k;
+        EXPECT_EQ(out[rn * ab + k], inplace ? var[k] : -7.0f) << k;
+        continue;
+      }
+      const double d = double{x[k]} - mean[k];
+      const double m = mean[k] + d * n_rec;
+      EXPECT_NEAR(out[k], m, 1e-6 * (std::fabs(m) + 1)) << k;
+      const double v = var[k] + d * (x[k] - m);
+      EXPECT_NEAR(out[rn * ab + k], v, 2e-6 * (std::fabs(v) + std::fabs(d * d) + 1)) << k;
+    }
+  }
+}
+
+__global__ __vector__ void welford_finalize_custom(__gm__ uint8_t* mean, __gm__ uint8_t* var,
+                                                   __gm__ uint8_t* counts, __gm__ uint8_t* out,
+                                                   uint32_t ab, uint32_t head, uint32_t head_len,
+                                                   uint32_t tail, float ab_rec, float r_rec,
+                                                   uint32_t use_counts) {
+  AscendC::TPipe pipe;
+  UbBuf bm, bv, bc, bo;
+  AscendC::LocalTensor<float> lm = Load<float>(pipe, bm, mean, ab);
+  AscendC::LocalTensor<float> lv = Load<float>(pipe, bv, var, ab);
+  AscendC::LocalTensor<int32_t> lc = Load<int32_t>(pipe, bc, counts, ab);
+  pipe.InitBuffer(bo, 16 * sizeof(float));
+  AscendC::LocalTensor<float> lo = bo.Get<float>();
+  AscendC::Duplicate(lo, 0.0f, 16);
+  AscendC::WelfordFinalizePara para = {1, ab, head, head_len, tail, ab - head_len, ab_rec, r_rec};
+  if (use_counts != 0) {
+    AscendC::WelfordFinalize<false>(lo, lo[8], lm, lv, lc, para);
+  } else {
+    AscendC::WelfordFinalize<false>(lo, lo[8], lm, lv, para);
+  }
+  Store(out, lo, 16);
+}
+
+TEST(CompatAdvNormalization, WelfordFinalizeCombinesPartials) {
+  const uint32_t ab = 24;
+  std::vector<float> mean = Random<float>(ab, -10, 10, 81), var = Random<float>(ab, 0, 50, 82);
+  std::mt19937 rng(83);
+  std::vector<int32_t> counts(ab);
+  for (auto& c : counts)
+    c = static_cast<int32_t>(rng() % 9 + 1);
+  // Per-partial counts, then head/tail counts from para (head 16 x 5, tail 8 x 3).
+  for (int variant = 0; variant < 2; ++variant) {
+    std::vector<double> c(ab);
+    double n = 0;
+    for (uint32_t i = 0; i < ab; ++i) {
+      c[i] = variant == 0 ? counts[i] : (i < 16 ? 5 : 3);
+      n += c[i];
+    }
+    DevBuf<float> dm(mean), dv(var), dout{std::vector<float>(16)};
+    DevBuf<int32_t> dc(counts);
+    const tessera::Status st =
+        RunKernel(welford_finalize_custom, dm.gm(), dv.gm(), dc.gm(), dout.gm(), ab, 5u, 16u, 3u,
+                  1.0f / ab, static_cast<float>(1.0 / n), variant == 0 ? 1u : 0u);
+    ASSERT_TRUE(st.ok()) << st.message();
+    const auto& out = dout.Download();
+    double m = 0;
+    for (uint32_t i = 0; i < ab; ++i)
+      m += c[i] * mean[i];
+    m /= n;
+    double v = 0;
+    for (uint32_t i = 0; i < ab; ++i)
+      v += var[i] + c[i] * (mean[i] - m) * (mean[i] - m);
+    v /= n;
+    EXPECT_NEAR(out[0], m, 1e-5 * (std::fabs(m) + 1)) << "variant " << variant;
+    EXPECT_NEAR(out[8], v, 1e-5 * (v + 1)) << "variant " << variant;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DropOut, Select with a byte mask
+
+template <uint32_t mode>
+__global__ __vector__ void dropout_custom(__gm__ uint8_t* x, __gm__ uint8_t* mask,
+                                          __gm__ uint8_t* y, uint32_t rows, uint32_t cols,
+                                          uint32_t mask_cols, float keep) {
+  AscendC::TPipe pipe;
+  UbBuf bx, bm, by;
+  AscendC::LocalTensor<float> lx = Load<float>(pipe, bx, x, Align<float>(rows * cols));
+  AscendC::LocalTensor<uint8_t> lm =
+      Load<uint8_t>(pipe, bm, mask, Align<uint8_t>(rows * mask_cols));
+  pipe.InitBuffer(by, Align<float>(rows * cols) * sizeof(float));
+  AscendC::LocalTensor<float> ly = by.Get<float>();
+  AscendC::DropOutShapeInfo info;
+  info.firstAxis = rows;
+  info.srcLastAxis = cols;
+  info.maskLastAxis = mask_cols;
+  AscendC::DropOut<float, false, mode>(ly, lx, lm, keep, info);
+  Store(y, ly, Align<float>(rows * cols));
+}
+
+TEST(CompatAdvFilter, DropOutByteAndBitMasks) {
+  std::mt19937 rng(91);
+  struct Case {
+    uint32_t rows, cols, mask_cols;
+    bool bits;
+  };
+  for (const Case& c : {Case{4, 256, 32, true}, Case{3, 13, 2, true}, Case{5, 31, 31, false},
+                        Case{2, 7, 32, false}}) {
+    SCOPED_TRACE(std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    const float keep = 0.3f + 0.6f * static_cast<float>(rng() % 1000) / 1000;
+    std::vector<float> x = Random<float>(Align<float>(c.rows * c.cols), -100, 100, rng());
+    std::vector<uint8_t> mask(Align<uint8_t>(c.rows * c.mask_cols));
+    for (auto& m : mask)
+      m = c.bits ? static_cast<uint8_t>(rng()) : static_cast<uint8_t>(rng() % 2);
+    DevBuf<float> dx(x), dy{std::vector<float>(x.size())};
+    DevBuf<uint8_t> dm(mask);
+    const tessera::Status st =
+        RunKernel(dropout_custom<0>, dx.gm(), dm.gm(), dy.gm(), c.rows, c.cols, c.mask_cols, keep);
+    ASSERT_TRUE(st.ok()) << st.message();
+    const auto& y = dy.Download();
+    for (uint32_t r = 0; r < c.rows; ++r)
+      for (uint32_t j = 0; j < c.cols; ++j) {
+        const uint8_t* m = mask.data() + r * c.mask_cols;
+        const bool kept = c.bits ? ((m[j / 8] >> (j % 8)) & 1) != 0 : m[j] != 0;
+        const float ref = kept ? x[r * c.cols + j] * (1.0f / keep) : 0.0f;
+        EXPECT_EQ(y[r * c.cols + j], ref) << r << "," << j;
+      }
+  }
+}
+
+template <class T>
+__global__ __vector__ void select_custom(__gm__ uint8_t* x, __gm__ uint8_t* mask, __gm__ uint8_t* y,
+                                         uint32_t rows, uint32_t cols, uint32_t mask_cols,
+                                         float scalar, uint32_t scalar_first) {
+  AscendC::TPipe pipe;
+  UbBuf bx, bm, by;
+  AscendC::LocalTensor<T> lx = Load<T>(pipe, bx, x, Align<T>(rows * cols));
+  AscendC::LocalTensor<uint8_t> lm =
+      Load<uint8_t>(pipe, bm, mask, Align<uint8_t>(rows * mask_cols));
+  pipe.InitBuffer(by, Align<T>(rows * cols) * sizeof(T));
+  AscendC::LocalTensor<T> ly = by.Get<T>();
+  AscendC::SelectWithBytesMaskShapeInfo info;
+  info.firstAxis = rows;
+  info.srcLastAxis = cols;
+  info.maskLastAxis = mask_cols;
+  AscendC::LocalTensor<uint8_t> none;
+  if (scalar_first != 0) {
+    AscendC::Select(ly, static_cast<T>(scalar), lx, lm, none, info);
+  } else {
+    AscendC::Select(ly, lx, static_cast<T>(scalar), lm, none, info);
+  }
+  Store(y, ly, Align<T>(rows * cols));
+}
+
+TEST(CompatAdvFilter, SelectWithByteMask) {
+  std::mt19937 rng(95);
+  for (uint32_t scalar_first : {0u, 1u})
+    for (uint32_t cols : {1u, 32u, 45u}) {
+      const uint32_t rows = 3, mask_cols = Align<uint8_t>(cols);
+      std::vector<half> x = Random<half>(Align<half>(rows * cols), -4, 4, rng());
+      std::vector<uint8_t> mask(Align<uint8_t>(rows * mask_cols));
+      for (auto& m : mask)
+        m = static_cast<uint8_t>(rng() % 2);
+      DevBuf<half> dx(x), dy{std::vector<half>(x.size())};
+      DevBuf<uint8_t> dm(mask);
+      const tessera::Status st = RunKernel(select_custom<half>, dx.gm(), dm.gm(), dy.gm(), rows,
+                                           cols, mask_cols, 1.25f, scalar_first);
+      ASSERT_TRUE(st.ok()) << st.message();
+      const auto& y = dy.Download();
+      for (uint32_t r = 0; r < rows; ++r)
+        for (uint32_t j = 0; j < cols; ++j) {
+          const bool second = mask[r * mask_cols + j] != 0;
+          const float tensor = static_cast<float>(x[r * cols + j]);
+          const float ref = (second != (scalar_first != 0)) ? 1.25f : tensor;
+          EXPECT_EQ(static_cast<float>(y[r * cols + j]), ref) << r << "," << j;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Broadcast, Fill
+
+template <int32_t dim, int32_t axis>
+__global__ __vector__ void broadcast_custom(__gm__ uint8_t* x, __gm__ uint8_t* y, uint32_t src_n,
+                                            uint32_t dst_n, uint32_t d0, uint32_t d1, uint32_t d2,
+                                            uint32_t s0, uint32_t s1, uint32_t s2) {
+  AscendC::TPipe pipe;
+  UbBuf bx, by;
+  AscendC::LocalTensor<float> lx = Load<float>(pipe, bx, x, Align<float>(src_n));
+  pipe.InitBuffer(by, Align<float>(dst_n) * sizeof(float));
+  AscendC::LocalTensor<float> ly = by.Get<float>();
+  const uint32_t dst_shape[3] = {d0, d1, d2}, src_shape[3] = {s0, s1, s2};
+  AscendC::Broadcast<float, dim, axis>(ly, lx, dst_shape, src_shape);
+  Store(y, ly, Align<float>(dst_n));
+}
+
+TEST(CompatAdvTranspose, BroadcastRepeatsUnitDims) {
+  struct Case {
+    uint32_t d[3], s[3];
+  };
+  uint32_t seed = 101;
+  for (const Case& c : {Case{{96, 48, 1}, {1, 48, 1}}, Case{{96, 7, 1}, {96, 1, 1}},
+                        Case{{5, 3, 9}, {5, 1, 9}}, Case{{4, 6, 3}, {1, 6, 1}}}) {
+    const bool three = c.d[2] != 1;
+    const uint32_t dst_n = c.d[0] * c.d[1] * c.d[2], src_n = c.s[0] * c.s[1] * c.s[2];
+    std::vector<float> x = Random<float>(Align<float>(src_n), -9, 9, seed++);
+    DevBuf<float> dx(x), dy{std::vector<float>(Align<float>(dst_n))};
+    const tessera::Status st =
+        three ? RunKernel(broadcast_custom<3, 1>, dx.gm(), dy.gm(), src_n, dst_n, c.d[0], c.d[1],
+                          c.d[2], c.s[0], c.s[1], c.s[2])
+              : RunKernel(broadcast_custom<2, 0>, dx.gm(), dy.gm(), src_n, dst_n, c.d[0], c.d[1],
+                          1u, c.s[0], c.s[1], 1u);
+    ASSERT_TRUE(st.ok()) << st.message();
+    const auto& y = dy.Download();
+    for (uint32_t i = 0; i < c.d[0]; ++i)
+      for (uint32_t j = 0; j < c.d[1]; ++j)
+        for (uint32_t k = 0; k < c.d[2]; ++k) {
+          const uint32_t si = c.s[0] == 1 ? 0 : i, sj = c.s[1] == 1 ? 0 : j,
+                         sk = c.s[2] == 1 ? 0 : k;
+          EXPECT_EQ(y[(i * c.d[1] + j) * c.d[2] + k], x[(si * c.s[1] + sj) * c.s[2] + sk])
+              << i << "," << j << "," << k;
+        }
+  }
+}
+
+__global__ __vector__ void fill_custom(__gm__ uint8_t* y, uint32_t n, float value) {
+  AscendC::GlobalTensor<float> g;
+  g.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(y), n + 8);
+  AscendC::Fill(g, n, value + static_cast<float>(AscendC::GetBlockIdx()));
+}
+
+TEST(CompatAdvUtils, FillWritesExactlyTheFirstSizeElements) {
+  for (uint32_t n : {1u, 7u, 4097u}) {
+    DevBuf<float> dy{std::vector<float>(n + 8, -1.0f)};
+    const tessera::Status st = RunKernel(fill_custom, dy.gm(), n, 2.5f);
+    ASSERT_TRUE(st.ok()) << st.message();
+    const auto& y = dy.Download();
+    for (uint32_t i = 0; i < n + 8; ++i)
+      EXPECT_EQ(y[i], i < n ? 2.5f : -1.0f) << i;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // AscendC::Std
 
 static_assert(AscendC::Std::is_floating_point<half>::value, "half counts as floating point");
