@@ -699,19 +699,21 @@ TEST(CompatAdvNormalization, WelfordFinalizeCombinesPartials) {
   std::vector<int32_t> counts(ab);
   for (auto& c : counts)
     c = static_cast<int32_t>(rng() % 9 + 1);
-  // Per-partial counts, then head/tail counts from para (head 16 x 5, tail 8 x 3).
-  for (int variant = 0; variant < 2; ++variant) {
+  // Per-partial counts; head/tail counts from para (head 16 x 5, tail 8 x 3); no tail (equal
+  // weights, one sample each: rnLength = 1).
+  for (int variant = 0; variant < 3; ++variant) {
     std::vector<double> c(ab);
     double n = 0;
     for (uint32_t i = 0; i < ab; ++i) {
-      c[i] = variant == 0 ? counts[i] : (i < 16 ? 5 : 3);
+      c[i] = variant == 0 ? counts[i] : (variant == 2 ? 1 : (i < 16 ? 5 : 3));
       n += c[i];
     }
     DevBuf<float> dm(mean), dv(var), dout{std::vector<float>(16)};
     DevBuf<int32_t> dc(counts);
+    const uint32_t head_len = variant == 2 ? ab : 16u, tail = variant == 2 ? 0u : 3u;
     const tessera::Status st =
-        RunKernel(welford_finalize_custom, dm.gm(), dv.gm(), dc.gm(), dout.gm(), ab, 5u, 16u, 3u,
-                  1.0f / ab, static_cast<float>(1.0 / n), variant == 0 ? 1u : 0u);
+        RunKernel(welford_finalize_custom, dm.gm(), dv.gm(), dc.gm(), dout.gm(), ab, 5u, head_len,
+                  tail, 1.0f / ab, static_cast<float>(1.0 / n), variant == 0 ? 1u : 0u);
     ASSERT_TRUE(st.ok()) << st.message();
     const auto& out = dout.Download();
     double m = 0;
@@ -741,6 +743,7 @@ __global__ __vector__ void dropout_custom(__gm__ uint8_t* x, __gm__ uint8_t* mas
       Load<uint8_t>(pipe, bm, mask, Align<uint8_t>(rows * mask_cols));
   pipe.InitBuffer(by, Align<float>(rows * cols) * sizeof(float));
   AscendC::LocalTensor<float> ly = by.Get<float>();
+  AscendC::Duplicate(ly, 0.0f, static_cast<int32_t>(Align<float>(rows * cols)));
   AscendC::DropOutShapeInfo info;
   info.firstAxis = rows;
   info.srcLastAxis = cols;
@@ -790,6 +793,7 @@ __global__ __vector__ void select_custom(__gm__ uint8_t* x, __gm__ uint8_t* mask
       Load<uint8_t>(pipe, bm, mask, Align<uint8_t>(rows * mask_cols));
   pipe.InitBuffer(by, Align<T>(rows * cols) * sizeof(T));
   AscendC::LocalTensor<T> ly = by.Get<T>();
+  AscendC::Duplicate(ly, static_cast<T>(0.0f), static_cast<int32_t>(Align<T>(rows * cols)));
   AscendC::SelectWithBytesMaskShapeInfo info;
   info.firstAxis = rows;
   info.srcLastAxis = cols;
@@ -840,6 +844,7 @@ __global__ __vector__ void broadcast_custom(__gm__ uint8_t* x, __gm__ uint8_t* y
   AscendC::LocalTensor<float> lx = Load<float>(pipe, bx, x, Align<float>(src_n));
   pipe.InitBuffer(by, Align<float>(dst_n) * sizeof(float));
   AscendC::LocalTensor<float> ly = by.Get<float>();
+  AscendC::Duplicate(ly, 0.0f, static_cast<int32_t>(Align<float>(dst_n)));
   const uint32_t dst_shape[3] = {d0, d1, d2}, src_shape[3] = {s0, s1, s2};
   AscendC::Broadcast<float, dim, axis>(ly, lx, dst_shape, src_shape);
   Store(y, ly, Align<float>(dst_n));

@@ -181,7 +181,7 @@ void WelfordFinalize(const LocalTensor<float>& outputMean, const LocalTensor<flo
     double var = 0;
     for (uint32_t i = 0; i < para.abLength; ++i) {
       const double d = inputMean.data()[i] - mean;
-      var += inputVariance.data()[i] + double{para.rnLength} * d * d;
+      var += inputVariance.data()[i] + static_cast<double>(para.rnLength) * d * d;
     }
     outputMean.data()[0] = static_cast<float>(mean);
     outputVariance.data()[0] = static_cast<float>(var * para.rRec);
