@@ -12,6 +12,7 @@
 #include "tiling/filter/dropout_tiling.h"
 #include "tiling/normalization/layernorm_tiling.h"
 #include "tiling/normalization/welford_tiling.h"
+#include "tiling/pad/pad_tiling.h"
 #include "tiling/quantization/quant_tiling.h"
 #include "tiling/reduce/reduce_tiling.h"
 #include "tiling/utils/types.h"
