@@ -879,6 +879,73 @@ TEST(CompatAdvTranspose, BroadcastRepeatsUnitDims) {
   }
 }
 
+__global__ __vector__ void pad_custom(__gm__ uint8_t* x, __gm__ uint8_t* y, __gm__ uint8_t* tiling,
+                                      uint32_t left, uint32_t right, int32_t value) {
+  REGISTER_TILING_DEFAULT(AscendC::tiling::PadTiling);
+  GET_TILING_DATA(t, tiling);
+  PadTiling pt = t;
+  const uint32_t aligned = Align<float>(pt.srcWidth);
+  AscendC::TPipe pipe;
+  UbBuf bx, by;
+  AscendC::LocalTensor<float> lx =
+      Load<float>(pipe, bx, x, Align<float>(pt.srcHeight * pt.srcWidth));
+  pipe.InitBuffer(by, pt.srcHeight * aligned * sizeof(float));
+  AscendC::LocalTensor<float> ly = by.Get<float>();
+  AscendC::PadParams params{static_cast<uint16_t>(left), static_cast<uint16_t>(right), value};
+  AscendC::Pad(ly, lx, params, pt);
+  Store(y, ly, pt.srcHeight * aligned);
+}
+
+TEST(CompatAdvTranspose, PadUnalignedRowsAndAlignedRightPad) {
+  struct Case {
+    uint32_t height, width, ori_width, left, right;
+  };
+  uint32_t seed = 111;
+  for (const Case& c : {Case{16, 31, 31, 0, 1}, Case{3, 5, 5, 2, 1}, Case{7, 1, 1, 3, 4},
+                        Case{4, 16, 13, 0, 2}, Case{2, 8, 3, 0, 9}}) {
+    SCOPED_TRACE(std::to_string(c.height) + "x" + std::to_string(c.width));
+    const AscendC::TensorShape src({c.height, c.width}), ori({c.height, c.ori_width});
+    uint32_t max_bytes = 0, min_bytes = 0;
+    AscendC::GetPadMaxMinTmpSize(src, sizeof(float), max_bytes, min_bytes);
+    EXPECT_LE(min_bytes, max_bytes);
+    ::optiling::PadTiling host;
+    AscendC::PadTilingFunc(src, ori, max_bytes, sizeof(float), host);
+    std::vector<uint8_t> bytes(host.GetDataSize());
+    ASSERT_EQ(bytes.size(), sizeof(AscendC::tiling::PadTiling));
+    host.SaveToBuffer(bytes.data(), bytes.size());
+    const uint32_t aligned = Align<float>(c.width);
+    std::vector<float> x = Random<float>(Align<float>(c.height * c.width), -9, 9, seed++);
+    DevBuf<float> dx(x), dy{std::vector<float>(c.height * aligned)};
+    DevBuf<uint8_t> dt(bytes);
+    const tessera::Status st =
+        RunKernel(pad_custom, dx.gm(), dy.gm(), dt.gm(), c.left, c.right, 321);
+    ASSERT_TRUE(st.ok()) << st.message();
+    const auto& y = dy.Download();
+    for (uint32_t r = 0; r < c.height; ++r)
+      for (uint32_t j = 0; j < aligned; ++j) {
+        float ref;
+        if (aligned != c.width) {
+          ref = j < c.left || j >= c.left + c.width ? 321.0f : x[r * c.width + j - c.left];
+        } else {
+          ref = j >= c.ori_width && j < c.ori_width + c.right ? 321.0f : x[r * c.width + j];
+        }
+        EXPECT_EQ(y[r * aligned + j], ref) << r << "," << j;
+      }
+  }
+}
+
+TEST(CompatAdvErrors, PadRejectsPaddingThatMissesTheAlignedWidth) {
+  ::optiling::PadTiling host;
+  AscendC::PadTilingFunc(AscendC::TensorShape({2, 5}), AscendC::TensorShape({2, 5}), 0, 4, host);
+  std::vector<uint8_t> bytes(host.GetDataSize());
+  host.SaveToBuffer(bytes.data(), bytes.size());
+  DevBuf<float> dx(Random<float>(16, -1, 1, 7)), dy{std::vector<float>(16)};
+  DevBuf<uint8_t> dt(bytes);
+  const tessera::Status st = RunKernel(pad_custom, dx.gm(), dy.gm(), dt.gm(), 1u, 1u, 0);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("aligned width"), std::string::npos) << st.message();
+}
+
 __global__ __vector__ void fill_custom(__gm__ uint8_t* y, uint32_t n, float value) {
   AscendC::GlobalTensor<float> g;
   g.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(y), n + 8);
