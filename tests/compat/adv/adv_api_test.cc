@@ -218,6 +218,33 @@ TEST(CompatAdvReduce, TmpSizeQueriesReportWhatTheKernelsNeed) {
   EXPECT_LE(min_bytes, max_bytes);
 }
 
+// The basic instruction of the same name stays reachable as AscendC::ReduceMax next to the
+// advanced one (the advanced APIs live in AscendC::adv_api, which AscendC imports).
+__global__ __vector__ void basic_and_advanced_custom(__gm__ uint8_t* x, __gm__ uint8_t* y) {
+  AscendC::TPipe pipe;
+  UbBuf bx, by, bw;
+  AscendC::LocalTensor<float> lx = Load<float>(pipe, bx, x, 64);
+  pipe.InitBuffer(by, 16 * sizeof(float));
+  pipe.InitBuffer(bw, 64 * sizeof(float));
+  AscendC::LocalTensor<float> ly = by.Get<float>(), work = bw.Get<float>();
+  AscendC::Duplicate(ly, 0.0f, 16);
+  AscendC::ReduceMax<float>(ly, lx, work, 64);  // basic: the maximum of 64 elements
+  const uint32_t shape[2] = {8, 8};
+  AscendC::ReduceMax<float, AscendC::Pattern::Reduce::AR>(ly[8], lx, shape, true);  // advanced
+  Store(y, ly, 16);
+}
+
+TEST(CompatAdvReduce, BasicAndAdvancedReduceMaxCoexist) {
+  std::vector<float> x = Random<float>(64, -5, 5, 3);
+  DevBuf<float> dx(x), dy{std::vector<float>(16)};
+  const tessera::Status st = RunKernel(basic_and_advanced_custom, dx.gm(), dy.gm());
+  ASSERT_TRUE(st.ok()) << st.message();
+  const auto& y = dy.Download();
+  EXPECT_EQ(y[0], *std::max_element(x.begin(), x.end()));
+  for (int r = 0; r < 8; ++r)
+    EXPECT_EQ(y[8 + r], *std::max_element(x.begin() + 8 * r, x.begin() + 8 * r + 8)) << r;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sum
 

@@ -54,6 +54,10 @@ void BroadcastND(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uin
 
 namespace AscendC {
 
+// The functions are declared in AscendC::adv_api, which AscendC imports: a qualified
+// AscendC::Name then finds these and the kernel layer's same-named instructions together.
+namespace adv_api {
+
 // Broadcast<T, dim, axis>: dst[dstShape] = src[srcShape] repeated where srcShape has 1 (axis names
 // the vendor's broadcast axis; the shapes decide). Any element type; no temporary is needed.
 template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
@@ -86,4 +90,6 @@ void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size, con
   Fill(gmWorkspaceAddr, size, value);
 }
 
+}  // namespace adv_api
+using namespace adv_api;
 }  // namespace AscendC

@@ -22,6 +22,19 @@ struct DropOutShapeInfo {
   uint32_t maskLastAxis = 0;
 };
 
+// SelectWithBytesMask shape: firstAxis rows of srcLastAxis elements; mask rows hold
+// maskLastAxis >= srcLastAxis elements (the extra ones are ignored).
+struct SelectWithBytesMaskShapeInfo {
+  SelectWithBytesMaskShapeInfo() {}
+  uint32_t firstAxis = 0;
+  uint32_t srcLastAxis = 0;
+  uint32_t maskLastAxis = 0;
+};
+
+// The functions are declared in AscendC::adv_api, which AscendC imports: a qualified
+// AscendC::Name then finds these and the kernel layer's same-named instructions together.
+namespace adv_api {
+
 // dropOutMode: 0 infers the mask layout (bytes when maskLastAxis >= srcLastAxis, else bits),
 // 1 / 2 force bytes, 3 / 4 force bits. T: float or half.
 template <typename T, bool isInitBitMode = false, uint32_t dropOutMode = 0>
@@ -62,15 +75,8 @@ void DropOut(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,
                                          keepProb, info);
 }
 
-// SelectWithBytesMask shape: firstAxis rows of srcLastAxis elements; mask rows hold
-// maskLastAxis >= srcLastAxis elements (the extra ones are ignored).
-struct SelectWithBytesMaskShapeInfo {
-  SelectWithBytesMaskShapeInfo() {}
-  uint32_t firstAxis = 0;
-  uint32_t srcLastAxis = 0;
-  uint32_t maskLastAxis = 0;
-};
-
+}  // namespace adv_api
+using namespace adv_api;
 }  // namespace AscendC
 
 namespace tessera::compat::adv {
@@ -99,6 +105,8 @@ void SelectBytes(const LocalTensor<T>& dst, const LocalTensor<U>& mask,
 
 namespace AscendC {
 
+namespace adv_api {
+
 // Select with a byte (or wider) mask: dst = mask ? src1 : src0, src1 a scalar. T: float, half.
 template <typename T, typename U, bool isReuseMask = true>
 void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, T src1,
@@ -122,4 +130,6 @@ void Select(const LocalTensor<T>& dst, T src0, const LocalTensor<T>& src1,
       dst, mask, info, [src0](uint64_t) { return src0; }, [b](uint64_t i) { return b[i]; });
 }
 
+}  // namespace adv_api
+using namespace adv_api;
 }  // namespace AscendC

@@ -9,6 +9,10 @@
 
 namespace AscendC {
 
+// The functions are declared in AscendC::adv_api, which AscendC imports: a qualified
+// AscendC::Name then finds these and the kernel layer's same-named instructions together.
+namespace adv_api {
+
 // Writes count elements of the arithmetic progression firstValue, firstValue + diffValue, ...
 // Each element is computed directly (not by repeated addition), in double for float and the
 // 16-bit types (rounded once), exactly for the integer types. T: float, half, bfloat16, int16_t,
@@ -37,4 +41,6 @@ void ArithProgression(const LocalTensor<T>& dst, const T firstValue, const T dif
   Arange(dst, firstValue, diffValue, count);
 }
 
+}  // namespace adv_api
+using namespace adv_api;
 }  // namespace AscendC

@@ -74,6 +74,10 @@ namespace AscendC {
 // Tessera computes the ND layout only; the struct is the vendor's optional argument.
 struct LayerNormGradShapeInfo {};
 
+// The functions are declared in AscendC::adv_api, which AscendC imports: a qualified
+// AscendC::Name then finds these and the kernel layer's same-named instructions together.
+namespace adv_api {
+
 // LayerNorm over each row's originalHLength elements: mean[r], variance[r] (population),
 // output = gamma * (x - mean) / sqrt(variance + epsilon) + beta. Shape from tiling (bLength,
 // sLength, hLength, originalHLength); output rows keep x's stride. T: float or half.
@@ -224,4 +228,6 @@ void DeepNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& meanLocal,
                                         epsilon, tiling);
 }
 
+}  // namespace adv_api
+using namespace adv_api;
 }  // namespace AscendC

@@ -61,6 +61,10 @@ struct PadParams {
   int32_t padValue = 0;
 };
 
+// The functions are declared in AscendC::adv_api, which AscendC imports: a qualified
+// AscendC::Name then finds these and the kernel layer's same-named instructions together.
+namespace adv_api {
+
 template <typename T>
 void Pad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, PadParams& padParams,
          const LocalTensor<uint8_t>& /*sharedTmpBuffer*/, PadTiling& tiling) {
@@ -106,4 +110,6 @@ void Pad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, PadPa
   Pad(dstTensor, srcTensor, padParams, LocalTensor<uint8_t>(), tiling);
 }
 
+}  // namespace adv_api
+using namespace adv_api;
 }  // namespace AscendC

@@ -74,6 +74,10 @@ void DequantRows(const char* api, const LocalTensor<DstT>& dst, const LocalTenso
 
 namespace AscendC {
 
+// The functions are declared in AscendC::adv_api, which AscendC imports: a qualified
+// AscendC::Name then finds these and the kernel layer's same-named instructions together.
+namespace adv_api {
+
 // Per-tensor quantisation of calCount elements: dst[i] = sat_int8(rint(half(src[i] * scale +
 // offset))). T: float, half, bfloat16.
 template <typename T, bool isReuseSource = false,
@@ -169,4 +173,6 @@ void AscendDequant(const LocalTensor<dstT>& dstTensor, const LocalTensor<int32_t
   AscendDequant<dstT, scaleT, mode>(dstTensor, srcTensor, deqScale, LocalTensor<uint8_t>(), params);
 }
 
+}  // namespace adv_api
+using namespace adv_api;
 }  // namespace AscendC

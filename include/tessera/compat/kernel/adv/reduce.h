@@ -121,6 +121,10 @@ void ReducePattern2D(const char* api, const LocalTensor<T>& dst, const LocalTens
 
 namespace AscendC {
 
+// The functions are declared in AscendC::adv_api, which AscendC imports: a qualified
+// AscendC::Name then finds these and the kernel layer's same-named instructions together.
+namespace adv_api {
+
 // ReduceMax / ReduceMin / ReduceSum<T, Pattern::Reduce::AR | RA>: srcShape = {outer, inner} of the
 // source; AR writes `outer` results (one per row), RA writes `inner` (one per column). With
 // srcInnerPad each row occupies inner rounded up to 32 bytes; without it rows are contiguous.
@@ -194,4 +198,6 @@ void Sum(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
                                                  sumParams);
 }
 
+}  // namespace adv_api
+using namespace adv_api;
 }  // namespace AscendC

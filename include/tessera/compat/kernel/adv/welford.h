@@ -49,6 +49,10 @@ struct WelfordFinalizePara {
   float rRec;
 };
 
+// The functions are declared in AscendC::adv_api, which AscendC imports: a qualified
+// AscendC::Name then finds these and the kernel layer's same-named instructions together.
+namespace adv_api {
+
 // WelfordUpdate: for each row and i < abComputeLength, with d = x - inputMean:
 // outputMean = inputMean + d * nRec, outputVariance = inputVariance + d * (x - outputMean).
 // T (x): float or half; U (statistics): float.
@@ -104,6 +108,8 @@ void WelfordUpdate(const LocalTensor<U>& outputMean, const LocalTensor<U>& outpu
                                              inputX, LocalTensor<uint8_t>(), para);
 }
 
+}  // namespace adv_api
+using namespace adv_api;
 }  // namespace AscendC
 
 namespace tessera::compat::adv {
@@ -135,6 +141,8 @@ void WelfordCombine(const char* api, const LocalTensor<float>& outputMean,
 }  // namespace tessera::compat::adv
 
 namespace AscendC {
+
+namespace adv_api {
 
 // WelfordFinalize with per-partial sample counts: writes outputMean[0] and outputVariance[0].
 template <bool isReuseSource = false, const WelfordFinalizeConfig& config = WFFINALIZE_DEFAULT_CFG>
@@ -200,4 +208,6 @@ void WelfordFinalize(const LocalTensor<float>& outputMean, const LocalTensor<flo
                                          LocalTensor<uint8_t>(), para);
 }
 
+}  // namespace adv_api
+using namespace adv_api;
 }  // namespace AscendC
