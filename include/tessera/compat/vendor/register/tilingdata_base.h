@@ -164,30 +164,31 @@ class CTilingDataClassFactory {
   }                                                                                               \
   void TesseraVendorSave_(                                                                        \
       ::tessera::compat::detail::VendorFieldIndex<(__COUNTER__ - kTesseraVendorBase_ - 2) / 2>,   \
-      uint8_t* base, size_t& offset) const {                                                      \
-    offset = ::tessera::compat::detail::AlignUp(offset, alignof(element_type));                   \
-    ::std::memcpy(base + offset, &field_name, sizeof(element_type) * (length));                   \
-    offset += sizeof(element_type) * (length);                                                    \
+      uint8_t* tessera_base_, size_t& tessera_offset_) const {                                    \
+    tessera_offset_ = ::tessera::compat::detail::AlignUp(tessera_offset_, alignof(element_type)); \
+    ::std::memcpy(tessera_base_ + tessera_offset_, &field_name, sizeof(element_type) * (length)); \
+    tessera_offset_ += sizeof(element_type) * (length);                                           \
   }
 
-// TILING_DATA_FIELD_DEF(type, name [, default]): a scalar, zero unless a default is given.
-#define TILING_DATA_FIELD_DEF(element_type, field_name, ...) \
-  element_type field_name{__VA_ARGS__};                      \
-  void set_##field_name(element_type value) {                \
-    field_name = value;                                      \
-  }                                                          \
-  element_type get_##field_name() const {                    \
-    return field_name;                                       \
-  }                                                          \
+// TILING_DATA_FIELD_DEF(type, name): a scalar, zero until set.
+#define TILING_DATA_FIELD_DEF(element_type, field_name) \
+  element_type field_name{};                            \
+  void set_##field_name(element_type tessera_value_) {  \
+    field_name = tessera_value_;                        \
+  }                                                     \
+  element_type get_##field_name() const {               \
+    return field_name;                                  \
+  }                                                     \
   TESSERA_VENDOR_TILING_FIELD_(element_type, field_name, 1)
 
 // TILING_DATA_FIELD_DEF_ARR(type, length, name): set_<name>(p) copies `length` elements from p
 // (the caller guarantees that many, as in CANN); get_<name>() returns the array.
-#define TILING_DATA_FIELD_DEF_ARR(element_type, length, field_name, ...)                           \
+#define TILING_DATA_FIELD_DEF_ARR(element_type, length, field_name)                                \
   static_assert((length) >= 1, "Tiling field '" #field_name "': array length must be at least 1"); \
-  element_type field_name[length]{__VA_ARGS__};                                                    \
-  void set_##field_name(const element_type* values) {                                              \
-    if (values != nullptr) ::std::memcpy(field_name, values, sizeof(field_name));                  \
+  element_type field_name[length]{};                                                               \
+  void set_##field_name(const element_type* tessera_values_) {                                     \
+    if (tessera_values_ != nullptr)                                                                \
+      ::std::memcpy(field_name, tessera_values_, sizeof(field_name));                              \
   }                                                                                                \
   element_type* get_##field_name() {                                                               \
     return field_name;                                                                             \
@@ -205,8 +206,8 @@ class CTilingDataClassFactory {
                 "': TILING_DATA_FIELD_DEF_STRUCT needs a class declared with "                    \
                 "BEGIN_TILING_DATA_DEF");                                                         \
   struct_type field_name{};                                                                       \
-  void set_##field_name(const struct_type& value) {                                               \
-    field_name = value;                                                                           \
+  void set_##field_name(const struct_type& tessera_value_) {                                      \
+    field_name = tessera_value_;                                                                  \
   }                                                                                               \
   const struct_type& get_##field_name() const {                                                   \
     return field_name;                                                                            \
@@ -217,39 +218,43 @@ class CTilingDataClassFactory {
   }                                                                                               \
   void TesseraVendorSave_(                                                                        \
       ::tessera::compat::detail::VendorFieldIndex<(__COUNTER__ - kTesseraVendorBase_ - 2) / 2>,   \
-      uint8_t* base, size_t& offset) const {                                                      \
-    constexpr auto layout = struct_type::TesseraVendorClassLayout_();                             \
-    offset = ::tessera::compat::detail::AlignUp(offset, layout.align);                            \
-    field_name.TesseraVendorSaveAt_(base + offset);                                               \
-    offset += layout.size;                                                                        \
+      uint8_t* tessera_base_, size_t& tessera_offset_) const {                                    \
+    constexpr auto tessera_layout_ = struct_type::TesseraVendorClassLayout_();                    \
+    tessera_offset_ = ::tessera::compat::detail::AlignUp(tessera_offset_, tessera_layout_.align); \
+    field_name.TesseraVendorSaveAt_(tessera_base_ + tessera_offset_);                             \
+    tessera_offset_ += tessera_layout_.size;                                                      \
   }
 
-// Field k consumed two __COUNTER__ values (2k+1, 2k+2 above the base): the count is half.
-#define END_TILING_DATA_DEF                                                                        \
-  static constexpr int kTesseraVendorFieldCount_() {                                               \
-    return (__COUNTER__ - kTesseraVendorBase_ - 1) / 2;                                            \
-  }                                                                                                \
-  template <int... I>                                                                              \
-  static constexpr ::tessera::compat::detail::VendorLayout TesseraVendorFold_(                     \
-      ::std::integer_sequence<int, I...>) {                                                        \
-    const ::tessera::compat::detail::VendorLayout fields[] = {                                     \
-        TesseraVendorLayout_(::tessera::compat::detail::VendorFieldIndex<I>{})...};                \
-    return ::tessera::compat::detail::StructLayout(fields, sizeof...(I));                          \
-  }                                                                                                \
-  static constexpr ::tessera::compat::detail::VendorLayout TesseraVendorClassLayout_() {           \
-    return TesseraVendorFold_(::std::make_integer_sequence<int, kTesseraVendorFieldCount_()>{});   \
-  }                                                                                                \
-  template <int... I>                                                                              \
-  void TesseraVendorSaveAll_(uint8_t* base, ::std::integer_sequence<int, I...>) const {            \
-    size_t offset = 0;                                                                             \
-    (TesseraVendorSave_(::tessera::compat::detail::VendorFieldIndex<I>{}, base, offset), ...);     \
-  }                                                                                                \
-  void TesseraVendorSaveAt_(uint8_t* base) const override {                                        \
-    TesseraVendorSaveAll_(base, ::std::make_integer_sequence<int, kTesseraVendorFieldCount_()>{}); \
-  }                                                                                                \
-  size_t GetDataSize() const override {                                                            \
-    return TesseraVendorClassLayout_().size;                                                       \
-  }                                                                                                \
+// Field k consumed two __COUNTER__ tessera_values_ (2k+1, 2k+2 above the tessera_base_): the count
+// is half.
+#define END_TILING_DATA_DEF                                                                      \
+  static constexpr int kTesseraVendorFieldCount_() {                                             \
+    return (__COUNTER__ - kTesseraVendorBase_ - 1) / 2;                                          \
+  }                                                                                              \
+  template <int... I>                                                                            \
+  static constexpr ::tessera::compat::detail::VendorLayout TesseraVendorFold_(                   \
+      ::std::integer_sequence<int, I...>) {                                                      \
+    const ::tessera::compat::detail::VendorLayout tessera_fields_[] = {                          \
+        TesseraVendorLayout_(::tessera::compat::detail::VendorFieldIndex<I>{})...};              \
+    return ::tessera::compat::detail::StructLayout(tessera_fields_, sizeof...(I));               \
+  }                                                                                              \
+  static constexpr ::tessera::compat::detail::VendorLayout TesseraVendorClassLayout_() {         \
+    return TesseraVendorFold_(::std::make_integer_sequence<int, kTesseraVendorFieldCount_()>{}); \
+  }                                                                                              \
+  template <int... I>                                                                            \
+  void TesseraVendorSaveAll_(uint8_t* tessera_base_, ::std::integer_sequence<int, I...>) const { \
+    size_t tessera_offset_ = 0;                                                                  \
+    (TesseraVendorSave_(::tessera::compat::detail::VendorFieldIndex<I>{}, tessera_base_,         \
+                        tessera_offset_),                                                        \
+     ...);                                                                                       \
+  }                                                                                              \
+  void TesseraVendorSaveAt_(uint8_t* tessera_base_) const override {                             \
+    TesseraVendorSaveAll_(tessera_base_,                                                         \
+                          ::std::make_integer_sequence<int, kTesseraVendorFieldCount_()>{});     \
+  }                                                                                              \
+  size_t GetDataSize() const override {                                                          \
+    return TesseraVendorClassLayout_().size;                                                     \
+  }                                                                                              \
   }
 
 // REGISTER_TILING_DATA_CLASS(OpType, Class): binds the class to an op type in
