@@ -647,6 +647,75 @@ TEST(CompatAdvNormalization, DeepNormIsLayerNormOfAlphaXPlusGx) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// RmsNorm
+
+template <class T>
+__global__ __vector__ void rmsnorm_custom(__gm__ uint8_t* x, __gm__ uint8_t* gamma,
+                                          __gm__ uint8_t* y, __gm__ uint8_t* tiling, float eps) {
+  REGISTER_TILING_DEFAULT(AscendC::tiling::RmsNormTiling);
+  GET_TILING_DATA(t, tiling);
+  const uint32_t total = t.bLength * t.sLength * t.hLength;
+  AscendC::TPipe pipe;
+  UbBuf bx, bg, by;
+  AscendC::LocalTensor<T> lx = Load<T>(pipe, bx, x, total);
+  AscendC::LocalTensor<T> lg = Load<T>(pipe, bg, gamma, Align<T>(t.hLength));
+  pipe.InitBuffer(by, total * sizeof(T));
+  AscendC::LocalTensor<T> ly = by.Get<T>();
+  AscendC::Duplicate(ly, static_cast<T>(0.0f), static_cast<int32_t>(total));
+  AscendC::RmsNorm<T>(ly, lx, lg, static_cast<T>(eps), t);
+  Store(y, ly, total);
+}
+
+template <class T>
+void CheckRmsNorm(uint32_t b, uint32_t s, uint32_t h, uint32_t original_h, uint32_t seed) {
+  SCOPED_TRACE("B " + std::to_string(b) + " S " + std::to_string(s) + " H " + std::to_string(h) +
+               " originalH " + std::to_string(original_h));
+  ::optiling::RmsNormTiling host;
+  uint32_t max_bytes = 0, min_bytes = 0;
+  ASSERT_TRUE(AscendC::GetRmsNormMaxMinTmpSize(AscendC::TensorShape({b, s, h}), sizeof(T),
+                                               max_bytes, min_bytes));
+  EXPECT_LE(min_bytes, max_bytes);
+  ASSERT_TRUE(AscendC::GetRmsNormTilingInfo(AscendC::TensorShape({b, s, h}),
+                                            AscendC::TensorShape({b, s, original_h}), min_bytes,
+                                            sizeof(T), host));
+  std::vector<uint8_t> bytes(host.GetDataSize());
+  ASSERT_EQ(bytes.size(), sizeof(AscendC::tiling::RmsNormTiling));
+  host.SaveToBuffer(bytes.data(), bytes.size());
+  const uint32_t total = b * s * h;
+  const float eps = 1e-6f;
+  std::vector<T> x = Random<T>(total, -3, 3, seed), gamma = Random<T>(Align<T>(h), -2, 2, seed + 1);
+  DevBuf<T> dx(x), dg(gamma), dy{std::vector<T>(total)};
+  DevBuf<uint8_t> dt(bytes);
+  const tessera::Status st = RunKernel(rmsnorm_custom<T>, dx.gm(), dg.gm(), dy.gm(), dt.gm(), eps);
+  ASSERT_TRUE(st.ok()) << st.message();
+  const auto& y = dy.Download();
+  const double rel = std::is_same_v<T, float> ? 3e-7 : 1e-3;
+  for (uint32_t r = 0; r < b * s; ++r) {
+    double sq = 0;
+    for (uint32_t i = 0; i < original_h; ++i)
+      sq += double{static_cast<float>(x[r * h + i])} * static_cast<float>(x[r * h + i]);
+    const double rrms =
+        1.0 / std::sqrt(sq / original_h + double{static_cast<float>(static_cast<T>(eps))});
+    for (uint32_t i = 0; i < original_h; ++i) {
+      const double ref = static_cast<float>(x[r * h + i]) * rrms * static_cast<float>(gamma[i]);
+      EXPECT_NEAR(static_cast<float>(y[r * h + i]), ref, rel * (std::fabs(ref) + 1e-3))
+          << r << "," << i;
+    }
+  }
+}
+
+TEST(CompatAdvNormalization, RmsNormFp32AndHalf) {
+  CheckRmsNorm<float>(2, 3, 16, 16, 121);
+  CheckRmsNorm<float>(1, 7, 40, 33, 122);
+  CheckRmsNorm<float>(1, 1, 4104, 4097, 123);
+  CheckRmsNorm<half>(3, 2, 32, 17, 124);
+  ::optiling::RmsNormTiling t;
+  EXPECT_FALSE(AscendC::GetRmsNormTilingInfo(AscendC::TensorShape({1, 3, 16}),
+                                             AscendC::TensorShape({1, 3, 16}), 0, 4, t, true))
+      << "H = 16 is not a basic block";
+}
+
+// ---------------------------------------------------------------------------------------------
 // WelfordUpdate / WelfordFinalize
 
 template <bool inplace>

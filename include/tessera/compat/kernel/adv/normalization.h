@@ -1,10 +1,10 @@
-// The vendor's LayerNorm family (and DeepNorm) on [B, S, H] tensors (rows of hLength elements, of
-// which the first originalHLength are data): LayerNorm (y, mean, variance), LayerNormGrad (dx and
-// the normalised x that LayerNormGradBeta needs) and LayerNormGradBeta (dgamma, dbeta). Row
-// statistics and the column sums accumulate in double and round once, so results are within
-// one rounding of the exact value for float; half computes in fp32 precision or better. The
-// temporary buffer argument is accepted for signature compatibility: these implementations need
-// none (the host queries GetLayerNorm*MaxMinTmpSize report 0).
+// The vendor's LayerNorm family (and DeepNorm, RmsNorm) on [B, S, H] tensors (rows of hLength
+// elements, of which the first originalHLength are data): LayerNorm (y, mean, variance),
+// LayerNormGrad (dx and the normalised x that LayerNormGradBeta needs) and LayerNormGradBeta
+// (dgamma, dbeta). Row statistics and the column sums accumulate in double and round once, so
+// results are within one rounding of the exact value for float; half computes in fp32 precision or
+// better. The temporary buffer argument is accepted for signature compatibility: these
+// implementations need none (the host queries GetLayerNorm*MaxMinTmpSize report 0).
 #pragma once
 
 #include <cmath>
@@ -226,6 +226,37 @@ void DeepNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& meanLocal,
   DeepNorm<T, isReuseSrc, isBasicBlock>(dstLocal, meanLocal, rstdLocal, srcLocal, gxLocal,
                                         betaLocal, gammaLocal, LocalTensor<uint8_t>(), alpha,
                                         epsilon, tiling);
+}
+
+// RmsNorm over each row's originalHLength elements (rows of hLength): dst = src * gamma /
+// sqrt(mean(src^2) + epsilon), the mean of squares accumulated in double. T: float or half.
+template <typename T, bool isBasicBlock = false>
+void RmsNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,
+             const LocalTensor<T>& gammaLocal, const LocalTensor<uint8_t>& /*sharedTmpBuffer*/,
+             const T epsilon, const RmsNormTiling& tiling) {
+  using namespace ::tessera::compat::adv;
+  const char* api = "RmsNorm";
+  const NormShape s = CheckNormShape(tiling, api);
+  const uint64_t total = uint64_t{s.rows} * s.stride;
+  CheckSpace(srcLocal, total, api, "src");
+  CheckRead(gammaLocal, s.h, api, "gamma");
+  CheckSpace(dstLocal, total, api, "dst");
+  const double eps = ToF32(epsilon);
+  for (uint32_t r = 0; r < s.rows; ++r) {
+    const T* x = srcLocal.data() + uint64_t{r} * s.stride;
+    T* y = dstLocal.data() + uint64_t{r} * s.stride;
+    double sq = 0;
+    for (uint32_t i = 0; i < s.h; ++i)
+      sq += double{ToF32(x[i])} * ToF32(x[i]);
+    const double rrms = 1.0 / std::sqrt(sq / s.h + eps);
+    for (uint32_t i = 0; i < s.h; ++i)
+      y[i] = FromF32<T>(static_cast<float>(ToF32(x[i]) * rrms * ToF32(gammaLocal.data()[i])));
+  }
+}
+template <typename T, bool isBasicBlock = false>
+void RmsNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,
+             const LocalTensor<T>& gammaLocal, const T epsilon, const RmsNormTiling& tiling) {
+  RmsNorm<T, isBasicBlock>(dstLocal, srcLocal, gammaLocal, LocalTensor<uint8_t>(), epsilon, tiling);
 }
 
 }  // namespace adv_api

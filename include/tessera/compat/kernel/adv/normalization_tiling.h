@@ -91,6 +91,19 @@
   F(uint32_t, inputDyTmpTensorPos)                   \
   F(uint32_t, resForGammaTmpTensorPos)               \
   F(uint32_t, reserved)
+#define TESSERA_RMSNORM_TILING_FIELDS(F) \
+  F(uint32_t, bLength)                   \
+  F(uint32_t, sLength)                   \
+  F(uint32_t, hLength)                   \
+  F(uint32_t, originalHLength)           \
+  F(float, reciprocalOfHLength)          \
+  F(uint32_t, mainBshLength)             \
+  F(uint32_t, mainBsLength)              \
+  F(uint32_t, mainBsLengthAlign)         \
+  F(uint32_t, loopRound)                 \
+  F(uint32_t, inputTailPos)              \
+  F(uint32_t, tailBshLength)             \
+  F(uint32_t, tailBsLength)
 // clang-format on
 
 #define TESSERA_TILING_PLAIN_FIELD_(type, name) type name = 0;
@@ -106,6 +119,9 @@ struct LayerNormGradTiling {
 struct DeepNormTiling {
   TESSERA_LAYERNORM_TILING_FIELDS(TESSERA_TILING_PLAIN_FIELD_)
 };
+struct RmsNormTiling {
+  TESSERA_RMSNORM_TILING_FIELDS(TESSERA_TILING_PLAIN_FIELD_)
+};
 struct LayerNormGradBetaTiling {
   TESSERA_LAYERNORM_GRAD_BETA_TILING_FIELDS(TESSERA_TILING_PLAIN_FIELD_)
 };
@@ -115,3 +131,4 @@ using AscendC::tiling::DeepNormTiling;
 using AscendC::tiling::LayerNormGradBetaTiling;
 using AscendC::tiling::LayerNormGradTiling;
 using AscendC::tiling::LayerNormTiling;
+using AscendC::tiling::RmsNormTiling;

@@ -1,6 +1,7 @@
-// Host side of LayerNorm / LayerNormGrad / LayerNormGradBeta / DeepNorm: the optiling:: tiling
-// classes (the vendor's fields, saved in the layout the kernels' AscendC::tiling structs read), the
-// temporary buffer queries and the Get...NDTilingInfo functions that fill the shape fields.
+// Host side of LayerNorm / LayerNormGrad / LayerNormGradBeta / DeepNorm / RmsNorm: the optiling::
+// tiling classes (the vendor's fields, saved in the layout the kernels' AscendC::tiling structs
+// read), the temporary buffer queries and the Get...NDTilingInfo functions that fill the shape
+// fields.
 //
 // srcShape is [B, S, H] or [B, S, H, originalH] (H = the row stride in elements, a multiple of
 // 32 bytes in the vendor's samples; originalH <= H the elements normalised). tessera's kernels
@@ -22,6 +23,9 @@ TESSERA_LAYERNORM_TILING_FIELDS(TESSERA_TILING_CLASS_FIELD_)
 END_TILING_DATA_DEF;
 BEGIN_TILING_DATA_DEF(DeepNormTiling)
 TESSERA_LAYERNORM_TILING_FIELDS(TESSERA_TILING_CLASS_FIELD_)
+END_TILING_DATA_DEF;
+BEGIN_TILING_DATA_DEF(RmsNormTiling)
+TESSERA_RMSNORM_TILING_FIELDS(TESSERA_TILING_CLASS_FIELD_)
 END_TILING_DATA_DEF;
 BEGIN_TILING_DATA_DEF(LayerNormGradTiling)
 TESSERA_LAYERNORM_GRAD_TILING_FIELDS(TESSERA_TILING_CLASS_FIELD_)
@@ -111,6 +115,27 @@ bool GetDeepNormTilingInfoImpl(const AscendC::TensorShape& srcShape,
   tiling.tmpBufSize = stackBufferSize;
   return true;
 }
+// RmsNorm's shape fields, one pass over the whole input (loopRound 1, no tail).
+template <class Tiling>
+bool FillRmsNormTiling(const AscendC::TensorShape& srcShape,
+                       const AscendC::TensorShape& originSrcShape, bool isBasicBlock, Tiling& t) {
+  NormDims n, o;
+  if (!ParseNormShape(srcShape, &n) || !ParseNormShape(originSrcShape, &o)) return false;
+  if (o.b != n.b || o.s != n.s || o.h > n.h) return false;
+  if (isBasicBlock && (n.h % 64 != 0 || (n.b * n.s) % 8 != 0)) return false;
+  t.bLength = n.b;
+  t.sLength = n.s;
+  t.hLength = n.h;
+  t.originalHLength = o.h;
+  t.reciprocalOfHLength = 1.0f / static_cast<float>(o.h);
+  t.mainBshLength = n.b * n.s * n.h;
+  t.mainBsLength = n.b * n.s;
+  t.mainBsLengthAlign = (n.b * n.s + 7) / 8 * 8;
+  t.loopRound = 1;
+  t.inputTailPos = t.mainBshLength;
+  return true;
+}
+
 }  // namespace tessera::compat::adv
 
 namespace AscendC {
@@ -216,6 +241,29 @@ inline bool GetDeepNormTilingInfo(const TensorShape& srcShape, const TensorShape
                                   AscendC::tiling::DeepNormTiling& tiling) {
   return ::tessera::compat::adv::GetDeepNormTilingInfoImpl(srcShape, originSrcShape,
                                                            stackBufferSize, isBasicBlock, tiling);
+}
+
+// RmsNorm: temporary bytes (0); false when isBasicBlock is asked for a shape that is not a basic
+// block (H a multiple of 64, B * S a multiple of 8), as the vendor's query does.
+inline bool GetRmsNormMaxMinTmpSize(const TensorShape& srcShape, const uint32_t typeSize,
+                                    uint32_t& maxValue, uint32_t& minValue,
+                                    const bool isBasicBlock = false) {
+  return GetDeepNormMaxMinTmpSize(srcShape, typeSize, false, isBasicBlock, maxValue, minValue);
+}
+// Fills the RmsNorm tiling from srcShape [B, S, H] and originSrcShape [B, S, originalH]; false
+// (tiling unchanged) for malformed shapes or a basic block that is not one.
+inline bool GetRmsNormTilingInfo(const TensorShape& srcShape, const TensorShape& originSrcShape,
+                                 const uint32_t /*stackBufferByteSize*/,
+                                 const uint32_t /*typeSize*/, optiling::RmsNormTiling& tiling,
+                                 const bool isBasicBlock = false) {
+  return ::tessera::compat::adv::FillRmsNormTiling(srcShape, originSrcShape, isBasicBlock, tiling);
+}
+inline bool GetRmsNormTilingInfo(const TensorShape& srcShape, const TensorShape& originSrcShape,
+                                 const uint32_t /*stackBufferByteSize*/,
+                                 const uint32_t /*typeSize*/,
+                                 AscendC::tiling::RmsNormTiling& tiling,
+                                 const bool isBasicBlock = false) {
+  return ::tessera::compat::adv::FillRmsNormTiling(srcShape, originSrcShape, isBasicBlock, tiling);
 }
 
 }  // namespace AscendC
