@@ -5,4 +5,12 @@
 // Activation and math.
 
 // Normalization, quantization, reduce, sort, index, filter, transpose, random, utilities.
-
+#include "tessera/compat/kernel/adv/broadcast.h"
+#include "tessera/compat/kernel/adv/filter.h"
+#include "tessera/compat/kernel/adv/index.h"
+#include "tessera/compat/kernel/adv/normalization.h"
+#include "tessera/compat/kernel/adv/pad.h"
+#include "tessera/compat/kernel/adv/quant.h"
+#include "tessera/compat/kernel/adv/reduce.h"
+#include "tessera/compat/kernel/adv/utils.h"
+#include "tessera/compat/kernel/adv/welford.h"

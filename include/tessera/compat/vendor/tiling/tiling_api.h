@@ -12,3 +12,10 @@
 // Activation and math.
 
 // Normalization, quantization, reduce, sort, index, filter, transpose, random, utilities.
+#include "tiling/filter/dropout_tiling.h"
+#include "tiling/normalization/layernorm_tiling.h"
+#include "tiling/normalization/welford_tiling.h"
+#include "tiling/pad/pad_tiling.h"
+#include "tiling/quantization/quant_tiling.h"
+#include "tiling/reduce/reduce_tiling.h"
+#include "tiling/utils/types.h"
