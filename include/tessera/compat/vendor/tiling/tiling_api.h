@@ -7,6 +7,7 @@
 // Matmul.
 
 // Activation and math.
+#include "tiling/activation/activation_tiling.h"
+#include "tiling/math/math_tiling.h"
 
 // Normalization, quantization, reduce, sort, index, filter, transpose, random, utilities.
-
