@@ -10,6 +10,7 @@
 // SoftMaxShapeInfo takes the shape from the tiling's srcM / srcK.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,6 +18,12 @@
 #include "tessera/compat/kernel/adv/math_common.h"
 #include "tessera/compat/kernel/adv/softmax_tiling.h"
 #include "tessera/kernel/check.h"
+
+// The vendor's kernel assertion macro (kernel_macros.h, its CPU-debug form), which its softmax
+// samples use; defined here until the basic layer provides it.
+#ifndef ASSERT
+#define ASSERT(x) assert(x)
+#endif
 
 namespace AscendC {
 

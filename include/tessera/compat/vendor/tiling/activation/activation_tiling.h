@@ -140,3 +140,109 @@ inline bool IsBasicBlockInSoftMax(tiling::SoftMaxTiling& tiling, const uint32_t 
 }
 
 }  // namespace AscendC
+
+// The host classes optiling::SoftMaxTiling / LogSoftMaxTiling (the vendor's softmax_tilingdata.h),
+// which a tiling-data class embeds with TILING_DATA_FIELD_DEF_STRUCT: declared with the
+// registration macros of register/tilingdata_base.h when that header is present. Their fields and
+// layout are those of AscendC::tiling::SoftMaxTiling, which the kernel reads.
+#if __has_include("register/tilingdata_base.h")
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(SoftMaxTiling)
+TILING_DATA_FIELD_DEF(uint32_t, srcM);
+TILING_DATA_FIELD_DEF(uint32_t, srcK);
+TILING_DATA_FIELD_DEF(uint32_t, srcSize);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxM);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxK);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxSize);
+TILING_DATA_FIELD_DEF(uint32_t, splitM);
+TILING_DATA_FIELD_DEF(uint32_t, splitK);
+TILING_DATA_FIELD_DEF(uint32_t, splitSize);
+TILING_DATA_FIELD_DEF(uint32_t, reduceM);
+TILING_DATA_FIELD_DEF(uint32_t, reduceK);
+TILING_DATA_FIELD_DEF(uint32_t, reduceSize);
+TILING_DATA_FIELD_DEF(uint32_t, rangeM);
+TILING_DATA_FIELD_DEF(uint32_t, tailM);
+TILING_DATA_FIELD_DEF(uint32_t, tailSplitSize);
+TILING_DATA_FIELD_DEF(uint32_t, tailReduceSize);
+END_TILING_DATA_DEF;
+
+BEGIN_TILING_DATA_DEF(LogSoftMaxTiling)
+TILING_DATA_FIELD_DEF(uint32_t, srcM);
+TILING_DATA_FIELD_DEF(uint32_t, srcK);
+TILING_DATA_FIELD_DEF(uint32_t, srcSize);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxM);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxK);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxSize);
+TILING_DATA_FIELD_DEF(uint32_t, splitM);
+TILING_DATA_FIELD_DEF(uint32_t, splitK);
+TILING_DATA_FIELD_DEF(uint32_t, splitSize);
+TILING_DATA_FIELD_DEF(uint32_t, reduceM);
+TILING_DATA_FIELD_DEF(uint32_t, reduceK);
+TILING_DATA_FIELD_DEF(uint32_t, reduceSize);
+TILING_DATA_FIELD_DEF(uint32_t, rangeM);
+TILING_DATA_FIELD_DEF(uint32_t, tailM);
+TILING_DATA_FIELD_DEF(uint32_t, tailSplitSize);
+TILING_DATA_FIELD_DEF(uint32_t, tailReduceSize);
+END_TILING_DATA_DEF;
+}  // namespace optiling
+
+namespace AscendC {
+namespace tiling_detail {
+template <class Host>
+void CopySoftMaxTiling(const tiling::SoftMaxTiling& src, Host& dst) {
+  dst.set_srcM(src.srcM);
+  dst.set_srcK(src.srcK);
+  dst.set_srcSize(src.srcSize);
+  dst.set_outMaxM(src.outMaxM);
+  dst.set_outMaxK(src.outMaxK);
+  dst.set_outMaxSize(src.outMaxSize);
+  dst.set_splitM(src.splitM);
+  dst.set_splitK(src.splitK);
+  dst.set_splitSize(src.splitSize);
+  dst.set_reduceM(src.reduceM);
+  dst.set_reduceK(src.reduceK);
+  dst.set_reduceSize(src.reduceSize);
+  dst.set_rangeM(src.rangeM);
+  dst.set_tailM(src.tailM);
+  dst.set_tailSplitSize(src.tailSplitSize);
+  dst.set_tailReduceSize(src.tailReduceSize);
+}
+}  // namespace tiling_detail
+
+inline void SoftMaxTilingFunc(const TensorShape& srcShape, const uint32_t dataTypeSize,
+                              const uint32_t localWorkSpaceSize,
+                              optiling::SoftMaxTiling& softmaxTiling) {
+  tiling::SoftMaxTiling t;
+  SoftMaxTilingFunc(srcShape, dataTypeSize, localWorkSpaceSize, t);
+  tiling_detail::CopySoftMaxTiling(t, softmaxTiling);
+}
+inline void LogSoftMaxTilingFunc(const TensorShape srcShape, const uint32_t dataTypeSize,
+                                 const uint32_t localWorkSpaceSize,
+                                 optiling::LogSoftMaxTiling& softmaxTiling) {
+  tiling::LogSoftMaxTiling t;
+  LogSoftMaxTilingFunc(srcShape, dataTypeSize, localWorkSpaceSize, t);
+  tiling_detail::CopySoftMaxTiling(t, softmaxTiling);
+}
+inline void SoftMaxFlashV2TilingFunc(const TensorShape& srcShape, const uint32_t dataTypeSize1,
+                                     const uint32_t dataTypeSize2,
+                                     const uint32_t localWorkSpaceSize,
+                                     optiling::SoftMaxTiling& softmaxFlashTiling,
+                                     const bool isUpdate, const bool isBasicBlock = false,
+                                     const bool isFlashOutputBrc = false) {
+  tiling::SoftMaxTiling t;
+  SoftMaxFlashV2TilingFunc(srcShape, dataTypeSize1, dataTypeSize2, localWorkSpaceSize, t, isUpdate,
+                           isBasicBlock, isFlashOutputBrc);
+  tiling_detail::CopySoftMaxTiling(t, softmaxFlashTiling);
+}
+inline void SoftMaxGradTilingFunc(const TensorShape& srcShape, const uint32_t dataTypeSize,
+                                  const uint32_t localWorkSpaceSize,
+                                  optiling::SoftMaxTiling& softmaxGradTiling,
+                                  const bool isFront = false) {
+  tiling::SoftMaxTiling t;
+  SoftMaxGradTilingFunc(srcShape, dataTypeSize, localWorkSpaceSize, t, isFront);
+  tiling_detail::CopySoftMaxTiling(t, softmaxGradTiling);
+}
+}  // namespace AscendC
+#endif  // __has_include("register/tilingdata_base.h")
