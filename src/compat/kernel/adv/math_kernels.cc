@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "tessera/compat/kernel/adv/detail/math_dispatch.h"
 #include "vector-inl.h"
@@ -182,6 +183,178 @@ void AxpyImpl(DType dst_t, DType src_t, void* dst, const void* src, float s, siz
   }
 }
 
+void ClampImpl(DType t, void* dst, const void* src, const void* lo, const void* hi, size_t n,
+               float ls, float hs, bool use_lo, bool use_hi) {
+  const void* const in[3] = {src, lo, hi};
+  Chunked(t, dst, in, n, [=](float* o, const float* const* x, size_t m) {
+    const DF d;
+    const size_t N = hn::Lanes(d);
+    const VF vl = hn::Set(d, ls);
+    const VF vh = hn::Set(d, hs);
+    // Compare-and-select keeps NaN (a compare with NaN is false).
+    const auto body = [&](VF v, VF l, VF h) HWY_ATTR {
+      if (use_lo) v = hn::IfThenElse(hn::Lt(v, l), l, v);
+      if (use_hi) v = hn::IfThenElse(hn::Gt(v, h), h, v);
+      return v;
+    };
+    size_t i = 0;
+    for (; i + N <= m; i += N) {
+      const VF l = x[1] != nullptr ? hn::LoadU(d, x[1] + i) : vl;
+      const VF h = x[2] != nullptr ? hn::LoadU(d, x[2] + i) : vh;
+      hn::StoreU(body(hn::LoadU(d, x[0] + i), l, h), d, o + i);
+    }
+    for (; i < m; ++i) {
+      float v = x[0][i];
+      const float l = x[1] != nullptr ? x[1][i] : ls;
+      const float h = x[2] != nullptr ? x[2][i] : hs;
+      if (use_lo && v < l) v = l;
+      if (use_hi && v > h) v = h;
+      o[i] = v;
+    }
+  });
+}
+
+void BitwiseImpl(BitFn fn, void* dst, const void* a, const void* b, size_t bytes) {
+  const hn::ScalableTag<uint8_t> d;
+  auto* o = static_cast<uint8_t*>(dst);
+  const auto* x = static_cast<const uint8_t*>(a);
+  const auto* y = static_cast<const uint8_t*>(b);
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= bytes; i += N) {
+    const auto u = hn::LoadU(d, x + i);
+    const auto v = hn::LoadU(d, y + i);
+    hn::StoreU(fn == BitFn::kXor ? hn::Xor(u, v) : hn::And(u, v), d, o + i);
+  }
+  for (; i < bytes; ++i)
+    o[i] = static_cast<uint8_t>(fn == BitFn::kXor ? x[i] ^ y[i] : x[i] & y[i]);
+}
+
+// Where / LogicalAnd / IsFinite over lanes of U (uint8_t, uint16_t or uint32_t): the byte flags
+// widen to (or the results narrow from) U's lanes.
+template <class U>
+void WhereT(U* o, const uint8_t* c, const U* a, const U* b, U as, U bs, size_t n) {
+  const hn::ScalableTag<U> d;
+  const hn::Rebind<uint8_t, decltype(d)> d8;
+  const size_t N = hn::Lanes(d);
+  const auto va = hn::Set(d, as);
+  const auto vb = hn::Set(d, bs);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto flags = hn::LoadU(d8, c + i);
+    hn::Vec<decltype(d)> wide;
+    if constexpr (sizeof(U) == 1) {
+      wide = flags;
+    } else {
+      wide = hn::PromoteTo(d, flags);
+    }
+    const auto m = hn::Ne(wide, hn::Zero(d));
+    const auto x = a != nullptr ? hn::LoadU(d, a + i) : va;
+    const auto y = b != nullptr ? hn::LoadU(d, b + i) : vb;
+    hn::StoreU(hn::IfThenElse(m, x, y), d, o + i);
+  }
+  for (; i < n; ++i)
+    o[i] = c[i] != 0 ? (a != nullptr ? a[i] : as) : (b != nullptr ? b[i] : bs);
+}
+
+void WhereImpl(size_t elem_bytes, void* dst, const uint8_t* cond, const void* a, const void* b,
+               uint32_t a_bits, uint32_t b_bits, size_t n) {
+  if (elem_bytes == 4) {
+    return WhereT(static_cast<uint32_t*>(dst), cond, static_cast<const uint32_t*>(a),
+                  static_cast<const uint32_t*>(b), a_bits, b_bits, n);
+  }
+  if (elem_bytes == 2) {
+    return WhereT(static_cast<uint16_t*>(dst), cond, static_cast<const uint16_t*>(a),
+                  static_cast<const uint16_t*>(b), static_cast<uint16_t>(a_bits),
+                  static_cast<uint16_t>(b_bits), n);
+  }
+  WhereT(static_cast<uint8_t*>(dst), cond, static_cast<const uint8_t*>(a),
+         static_cast<const uint8_t*>(b), static_cast<uint8_t>(a_bits), static_cast<uint8_t>(b_bits),
+         n);
+}
+
+// Flags (0 / 1 bytes) from a mask over lanes of U.
+template <class D, class M>
+HWY_INLINE void StoreFlags(D d, M m, uint8_t* out) {
+  using U = hn::TFromD<D>;
+  const auto one = hn::IfThenElseZero(m, hn::Set(d, U{1}));
+  if constexpr (sizeof(U) == 1) {
+    hn::StoreU(one, d, out);
+  } else {
+    const hn::Rebind<uint8_t, D> d8;
+    const hn::RebindToSigned<D> ds;
+    hn::StoreU(hn::DemoteTo(d8, hn::BitCast(ds, one)), d8, out);
+  }
+}
+
+template <class U>
+void LogicalAndT(uint8_t* o, const U* a, const U* b, U keep, size_t n) {
+  const hn::ScalableTag<U> d;
+  const size_t N = hn::Lanes(d);
+  const auto vk = hn::Set(d, keep);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto x = hn::And(hn::LoadU(d, a + i), vk);
+    const auto y = hn::And(hn::LoadU(d, b + i), vk);
+    StoreFlags(d, hn::And(hn::Ne(x, hn::Zero(d)), hn::Ne(y, hn::Zero(d))), o + i);
+  }
+  for (; i < n; ++i)
+    o[i] = (a[i] & keep) != 0 && (b[i] & keep) != 0 ? 1 : 0;
+}
+
+void LogicalAndImpl(size_t elem_bytes, bool ignore_sign, uint8_t* dst, const void* a, const void* b,
+                    size_t n) {
+  if (elem_bytes == 4) {
+    return LogicalAndT(dst, static_cast<const uint32_t*>(a), static_cast<const uint32_t*>(b),
+                       ignore_sign ? 0x7FFFFFFFu : 0xFFFFFFFFu, n);
+  }
+  if (elem_bytes == 2) {
+    return LogicalAndT(dst, static_cast<const uint16_t*>(a), static_cast<const uint16_t*>(b),
+                       static_cast<uint16_t>(ignore_sign ? 0x7FFFu : 0xFFFFu), n);
+  }
+  LogicalAndT(dst, static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b),
+              static_cast<uint8_t>(0xFF), n);
+}
+
+// isfinite from the exponent bits: all ones means Inf or NaN.
+template <class U>
+void IsFiniteT(void* dst, bool dst_bytes, const U* src, U exp_mask, U one_bits, size_t n) {
+  const hn::ScalableTag<U> d;
+  const size_t N = hn::Lanes(d);
+  const auto vm = hn::Set(d, exp_mask);
+  const auto vone = hn::Set(d, one_bits);
+  auto* bytes = static_cast<uint8_t*>(dst);
+  auto* same = static_cast<U*>(dst);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto m = hn::Ne(hn::And(hn::LoadU(d, src + i), vm), vm);
+    if (dst_bytes) {
+      StoreFlags(d, m, bytes + i);
+    } else {
+      hn::StoreU(hn::IfThenElseZero(m, vone), d, same + i);
+    }
+  }
+  for (; i < n; ++i) {
+    const bool finite = (src[i] & exp_mask) != exp_mask;
+    if (dst_bytes) {
+      bytes[i] = finite ? 1 : 0;
+    } else {
+      same[i] = finite ? one_bits : U{0};
+    }
+  }
+}
+
+void IsFiniteImpl(DType t, void* dst, bool dst_bytes, const void* src, size_t n) {
+  if (t == DType::kF32) {
+    return IsFiniteT(dst, dst_bytes, static_cast<const uint32_t*>(src), 0x7F800000u, 0x3F800000u,
+                     n);
+  }
+  const bool is_half = t == DType::kF16;
+  IsFiniteT(dst, dst_bytes, static_cast<const uint16_t*>(src),
+            static_cast<uint16_t>(is_half ? 0x7C00u : 0x7F80u),
+            static_cast<uint16_t>(is_half ? 0x3C00u : 0x3F80u), n);
+}
+
 // ---- Row statistics. Rows are widened to fp32 one at a time (cols may exceed a chunk, so the
 // row buffer is on the heap only when it does not fit the stack one).
 
@@ -211,6 +384,31 @@ void StoreRow(DType t, void* dst, size_t offset, size_t cols, const float* in) {
     std::copy_n(in, cols, static_cast<float*>(dst) + offset);
   } else {
     kv::Narrow16(t, in, static_cast<uint16_t*>(dst) + offset, cols);
+  }
+}
+
+void CumSumImpl(DType t, void* dst, const void* src, size_t rows, size_t cols, bool last_axis) {
+  std::vector<float> x(cols), acc(cols, 0.0f);
+  for (size_t r = 0; r < rows; ++r) {
+    LoadRow(t, src, r * cols, cols, x.data());
+    if (last_axis) {
+      // A prefix scan along the row: each step depends on the last, in the vendor's order.
+      float run = 0.0f;
+      for (size_t c = 0; c < cols; ++c) {
+        run += x[c];
+        acc[c] = run;
+      }
+    } else {
+      const DF d;
+      const size_t N = hn::Lanes(d);
+      size_t c = 0;
+      for (; c + N <= cols; c += N)
+        hn::StoreU(hn::Add(hn::LoadU(d, acc.data() + c), hn::LoadU(d, x.data() + c)), d,
+                   acc.data() + c);
+      for (; c < cols; ++c)
+        acc[c] += x[c];
+    }
+    StoreRow(t, dst, r * cols, cols, acc.data());  // fp32 running sums, each rounded once
   }
 }
 
@@ -358,6 +556,12 @@ HWY_EXPORT(UnaryImpl);
 HWY_EXPORT(BinaryImpl);
 HWY_EXPORT(FmaImpl);
 HWY_EXPORT(AxpyImpl);
+HWY_EXPORT(ClampImpl);
+HWY_EXPORT(BitwiseImpl);
+HWY_EXPORT(WhereImpl);
+HWY_EXPORT(IsFiniteImpl);
+HWY_EXPORT(LogicalAndImpl);
+HWY_EXPORT(CumSumImpl);
 HWY_EXPORT(SoftMaxRowsImpl);
 HWY_EXPORT(SimpleSoftMaxRowsImpl);
 HWY_EXPORT(FlashRowsImpl);
@@ -375,6 +579,27 @@ void Fma(DType t, void* dst, const void* a, const void* b, const void* c, size_t
 }
 void Axpy(DType dst_t, DType src_t, void* dst, const void* src, float s, size_t n) {
   HWY_DYNAMIC_DISPATCH(AxpyImpl)(dst_t, src_t, dst, src, s, n);
+}
+void Clamp(DType t, void* dst, const void* src, const void* lo, const void* hi, size_t n,
+           float lo_scalar, float hi_scalar, bool use_lo, bool use_hi) {
+  HWY_DYNAMIC_DISPATCH(ClampImpl)(t, dst, src, lo, hi, n, lo_scalar, hi_scalar, use_lo, use_hi);
+}
+void Bitwise(BitFn fn, void* dst, const void* a, const void* b, size_t bytes) {
+  HWY_DYNAMIC_DISPATCH(BitwiseImpl)(fn, dst, a, b, bytes);
+}
+void Where(size_t elem_bytes, void* dst, const uint8_t* cond, const void* a, const void* b,
+           uint32_t a_bits, uint32_t b_bits, size_t n) {
+  HWY_DYNAMIC_DISPATCH(WhereImpl)(elem_bytes, dst, cond, a, b, a_bits, b_bits, n);
+}
+void IsFinite(DType t, void* dst, bool dst_bytes, const void* src, size_t n) {
+  HWY_DYNAMIC_DISPATCH(IsFiniteImpl)(t, dst, dst_bytes, src, n);
+}
+void LogicalAnd(size_t elem_bytes, bool ignore_sign, uint8_t* dst, const void* a, const void* b,
+                size_t n) {
+  HWY_DYNAMIC_DISPATCH(LogicalAndImpl)(elem_bytes, ignore_sign, dst, a, b, n);
+}
+void CumSum(DType t, void* dst, const void* src, size_t rows, size_t cols, bool last_axis) {
+  HWY_DYNAMIC_DISPATCH(CumSumImpl)(t, dst, src, rows, cols, last_axis);
 }
 void SoftMaxRows(DType t, void* dst, const void* src, size_t rows, size_t cols, size_t valid_cols,
                  float* max, float* sum, bool log10) {

@@ -8,10 +8,8 @@
 // tensor, naming the API.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 #include <type_traits>
-#include <vector>
 
 #include "tessera/compat/kernel/adv/math_common.h"
 #include "tessera/kernel/vector.h"
@@ -269,36 +267,44 @@ void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U scalarVa
 // ---- Clamping. NaN passes through; the bounds are tensors or scalars.
 
 namespace adv_detail {
+// A scalar operand's bit pattern as T (0 for a tensor).
 template <typename T, typename B>
-T BoundAt(const B& b, uint32_t i) {
+uint32_t ScalarBits(const B& b) {
   if constexpr (std::is_same_v<B, LocalTensor<T>>) {
-    return b.data()[i];
+    return 0;
   } else {
-    return static_cast<T>(b);
+    const T v = static_cast<T>(b);
+    if constexpr (sizeof(T) == 4) {
+      uint32_t bits;
+      __builtin_memcpy(&bits, &v, 4);
+      return bits;
+    } else if constexpr (sizeof(T) == 2) {
+      uint16_t bits;
+      __builtin_memcpy(&bits, &v, 2);
+      return bits;
+    } else {
+      uint8_t bits;
+      __builtin_memcpy(&bits, &v, 1);
+      return bits;
+    }
   }
 }
-// Plain loops over the element type: the compiler vectorises them (no gathers, no calls).
+
+// Clamp through the Highway kernel: tensor bounds by pointer, scalar bounds by value.
 template <typename T, typename Lo, typename Hi>
-void ClampLoop(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, const Lo& lo,
-               const Hi& hi, bool use_lo, bool use_hi, uint32_t count) {
+void ClampRun(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, const Lo& lo,
+              const Hi& hi, bool use_lo, bool use_hi, uint32_t count) {
+  static_assert(::tessera::compat::adv::kFloat<T>, "Clamp takes float, half or bfloat16_t");
   const ::tessera::kernel::detail::PipeScope phase(dst.checked(), ::tessera::device::TracePipe::kV);
   ::tessera::compat::adv::CheckOperands(api, count, dst, src);
   ::tessera::compat::adv::CheckIfTensor<T>(api, count, lo);
   ::tessera::compat::adv::CheckIfTensor<T>(api, count, hi);
-  T* out = dst.data();
-  const T* in = src.data();
-  for (uint32_t i = 0; i < count; ++i) {
-    float v = static_cast<float>(in[i]);
-    if (use_lo) {
-      const float l = static_cast<float>(BoundAt<T>(lo, i));
-      v = v < l ? l : v;
-    }
-    if (use_hi) {
-      const float h = static_cast<float>(BoundAt<T>(hi, i));
-      v = v > h ? h : v;
-    }
-    out[i] = static_cast<T>(v);
-  }
+  if (count == 0) return;
+  ::tessera::compat::adv::Clamp(::tessera::kernel::vec::DTypeOf<T>(), dst.data(), src.data(),
+                                ::tessera::compat::adv::DataOf<T>(lo),
+                                ::tessera::compat::adv::DataOf<T>(hi), count,
+                                ::tessera::compat::adv::ScalarOf<T>(lo),
+                                ::tessera::compat::adv::ScalarOf<T>(hi), use_lo, use_hi);
 }
 }  // namespace adv_detail
 
@@ -306,13 +312,13 @@ void ClampLoop(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>&
 template <const ClampConfig& config = DEFAULT_CLAMP_CONFIG, typename T, typename U, typename S>
 void Clamp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& min, const S& max,
            const uint32_t count) {
-  adv_detail::ClampLoop("Clamp", dst, src, min, max, true, true, count);
+  adv_detail::ClampRun("Clamp", dst, src, min, max, true, true, count);
 }
 // dst = min(src, scalar).
 template <typename T, bool isReuseSource = false>
 void ClampMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T scalar,
               const uint32_t calCount) {
-  adv_detail::ClampLoop("ClampMax", dst, src, scalar, scalar, false, true, calCount);
+  adv_detail::ClampRun("ClampMax", dst, src, scalar, scalar, false, true, calCount);
 }
 template <typename T, bool isReuseSource = false>
 void ClampMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>&,
@@ -323,7 +329,7 @@ void ClampMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalT
 template <typename T, bool isReuseSource = false>
 void ClampMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T scalar,
               const uint32_t calCount) {
-  adv_detail::ClampLoop("ClampMin", dst, src, scalar, scalar, true, false, calCount);
+  adv_detail::ClampRun("ClampMin", dst, src, scalar, scalar, true, false, calCount);
 }
 template <typename T, bool isReuseSource = false>
 void ClampMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>&,
@@ -344,40 +350,42 @@ struct AscendCUtils {
 template <typename T, typename U, typename S, typename V>
 void Where(const LocalTensor<T>& dst, const U& src0, const S& src1, const LocalTensor<V>& condition,
            const uint32_t count) {
+  static_assert(sizeof(V) == 1, "Where: the condition is a bool (or uint8_t) tensor");
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
+                "Where: elements of 1, 2 or 4 bytes");
   const ::tessera::kernel::detail::PipeScope phase(dst.checked(), ::tessera::device::TracePipe::kV);
   ::tessera::compat::adv::CheckOperands("Where", count, dst, condition);
   ::tessera::compat::adv::CheckIfTensor<T>("Where", count, src0);
   ::tessera::compat::adv::CheckIfTensor<T>("Where", count, src1);
-  T* out = dst.data();
-  const V* c = condition.data();
-  for (uint32_t i = 0; i < count; ++i)
-    out[i] = c[i] != V{} ? adv_detail::BoundAt<T>(src0, i) : adv_detail::BoundAt<T>(src1, i);
+  if (count == 0) return;
+  ::tessera::compat::adv::Where(
+      sizeof(T), dst.data(), reinterpret_cast<const uint8_t*>(condition.data()),
+      ::tessera::compat::adv::DataOf<T>(src0), ::tessera::compat::adv::DataOf<T>(src1),
+      adv_detail::ScalarBits<T>(src0), adv_detail::ScalarBits<T>(src1), count);
 }
 
-// dst = isfinite(src): true / false for a bool dst, 1 / 0 for a numeric one.
+// dst = isfinite(src): true / false for a bool dst, 1 / 0 for a dst of the source type.
 template <typename T, typename U>
 void IsFinite(const LocalTensor<U>& dst, const LocalTensor<T>& src, uint32_t calCount) {
   static_assert(::tessera::compat::adv::kFloat<T>, "IsFinite takes float, half or bfloat16_t");
+  static_assert(sizeof(U) == 1 || std::is_same_v<U, T>,
+                "IsFinite: dst is bool (or uint8_t) or of the source type");
   const ::tessera::kernel::detail::PipeScope phase(dst.checked(), ::tessera::device::TracePipe::kV);
   ::tessera::compat::adv::CheckOperands("IsFinite", calCount, dst, src);
-  U* out = dst.data();
-  const T* in = src.data();
-  for (uint32_t i = 0; i < calCount; ++i)
-    out[i] = static_cast<U>(std::isfinite(static_cast<float>(in[i])) ? 1 : 0);
+  if (calCount == 0) return;
+  ::tessera::compat::adv::IsFinite(::tessera::kernel::vec::DTypeOf<T>(), dst.data(), sizeof(U) == 1,
+                                   src.data(), calCount);
 }
 
 namespace adv_detail {
-template <typename T, typename Op>
-void BitwiseLoop(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a,
-                 const LocalTensor<T>& b, uint32_t count, const Op& op) {
+template <typename T>
+void BitwiseRun(::tessera::compat::adv::BitFn fn, const char* api, const LocalTensor<T>& dst,
+                const LocalTensor<T>& a, const LocalTensor<T>& b, uint32_t count) {
   static_assert(std::is_integral_v<T>, "bitwise APIs take integer tensors");
   const ::tessera::kernel::detail::PipeScope phase(dst.checked(), ::tessera::device::TracePipe::kV);
   ::tessera::compat::adv::CheckOperands(api, count, dst, a, b);
-  T* out = dst.data();
-  const T* x = a.data();
-  const T* y = b.data();
-  for (uint32_t i = 0; i < count; ++i)
-    out[i] = static_cast<T>(op(x[i], y[i]));
+  if (count > 0)
+    ::tessera::compat::adv::Bitwise(fn, dst.data(), a.data(), b.data(), count * sizeof(T));
 }
 }  // namespace adv_detail
 
@@ -385,7 +393,7 @@ void BitwiseLoop(const char* api, const LocalTensor<T>& dst, const LocalTensor<T
 template <typename T, bool isReuseSource = false>
 void Xor(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
          const uint32_t calCount) {
-  adv_detail::BitwiseLoop("Xor", dst, src0, src1, calCount, [](T x, T y) { return x ^ y; });
+  adv_detail::BitwiseRun(::tessera::compat::adv::BitFn::kXor, "Xor", dst, src0, src1, calCount);
 }
 template <typename T, bool isReuseSource = false>
 void Xor(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
@@ -406,25 +414,28 @@ void Xor(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTenso
 template <const BitwiseAndConfig& config = DEFAULT_BITWISE_AND_CONFIG, typename T>
 void BitwiseAnd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                 const uint32_t count) {
-  adv_detail::BitwiseLoop("BitwiseAnd", dst, src0, src1, count, [](T x, T y) { return x & y; });
+  adv_detail::BitwiseRun(::tessera::compat::adv::BitFn::kAnd, "BitwiseAnd", dst, src0, src1, count);
 }
 
 // dst = (src0 != 0) && (src1 != 0), dst bool (or numeric 1 / 0).
 template <const LogicalAndConfig& config = DEFAULT_LOGICAL_AND_CONFIG, typename T, typename U>
 void LogicalAnd(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
                 const uint32_t count) {
+  static_assert(sizeof(T) == 1, "LogicalAnd: dst is a bool (or uint8_t) tensor");
+  static_assert(sizeof(U) == 1 || sizeof(U) == 2 || sizeof(U) == 4,
+                "LogicalAnd: sources of 1, 2 or 4 bytes");
   const ::tessera::kernel::detail::PipeScope phase(dst.checked(), ::tessera::device::TracePipe::kV);
   ::tessera::compat::adv::CheckOperands("LogicalAnd", count, dst, src0, src1);
-  T* out = dst.data();
-  const U* x = src0.data();
-  const U* y = src1.data();
-  for (uint32_t i = 0; i < count; ++i)
-    out[i] = static_cast<T>((x[i] != U{}) && (y[i] != U{}));
+  if (count == 0) return;
+  ::tessera::compat::adv::LogicalAnd(
+      sizeof(U), std::is_floating_point_v<U> || ::tessera::compat::adv::kFloat<U>,
+      reinterpret_cast<uint8_t*>(dst.data()), src0.data(), src1.data(), count);
 }
 
 // ---- CumSum over a row-major outter x inner tensor: along inner (isLastAxis) or down the
 // columns; lastRow gets the last row of the result when outputLastRow.
-// Sums run in fp32 in order (half rounded once per element).
+// Sums run in fp32 in order (each partial rounded once to T), as the vendor's line-by-line
+// algorithm; Sklansky's order is not reproduced (its rounding differs in the last bits).
 template <typename T, const CumSumConfig& config = defaultCumSumConfig>
 void CumSum(const LocalTensor<T>& dst, const LocalTensor<T>& lastRow, const LocalTensor<T>& src,
             const CumSumInfo& cumSumInfo) {
@@ -434,25 +445,10 @@ void CumSum(const LocalTensor<T>& dst, const LocalTensor<T>& lastRow, const Loca
   const uint32_t cols = cumSumInfo.inner;
   const uint32_t n = rows * cols;
   ::tessera::compat::adv::CheckOperands("CumSum", n, dst, src);
-  T* out = dst.data();
-  const T* in = src.data();
-  if (config.isLastAxis) {
-    for (uint32_t r = 0; r < rows; ++r) {
-      float acc = 0.0f;
-      for (uint32_t c = 0; c < cols; ++c) {
-        acc += static_cast<float>(in[r * cols + c]);
-        out[r * cols + c] = static_cast<T>(acc);
-      }
-    }
-  } else {
-    std::vector<float> acc(cols, 0.0f);
-    for (uint32_t r = 0; r < rows; ++r) {
-      for (uint32_t c = 0; c < cols; ++c) {
-        acc[c] += static_cast<float>(in[r * cols + c]);
-        out[r * cols + c] = static_cast<T>(acc[c]);
-      }
-    }
-  }
+  if (n == 0) return;
+  ::tessera::compat::adv::CumSum(::tessera::kernel::vec::DTypeOf<T>(), dst.data(), src.data(), rows,
+                                 cols, config.isLastAxis);
+  const T* out = dst.data();
   if (config.outputLastRow && rows > 0) {
     if (lastRow.checked()) lastRow.CheckRange(cols, "CumSum", "lastRow");
     T* last = lastRow.data();

@@ -39,22 +39,23 @@ void RunUnary(UnaryFn fn, const char* api, const Local<T>& dst, const Local<T>& 
   }
 }
 
-// a or b may be a tensor or a scalar of the element type.
-template <class T>
-float ScalarOf(const T& v) {
-  return static_cast<float>(v);
+// An operand that is a tensor or a scalar: its data (nullptr for a scalar) and its value as a
+// float (0 for a tensor).
+template <class T, class B>
+const void* DataOf(const B& b) {
+  if constexpr (std::is_same_v<B, Local<T>>) {
+    return b.data();
+  } else {
+    return nullptr;
+  }
 }
-template <class T>
-const void* DataOf(const Local<T>& t) {
-  return t.data();
-}
-template <class T>
-const void* DataOf(const T&) {
-  return nullptr;
-}
-template <class T>
-float ScalarOf(const Local<T>&) {
-  return 0.0f;
+template <class T, class B>
+float ScalarOf(const B& b) {
+  if constexpr (std::is_same_v<B, Local<T>>) {
+    return 0.0f;
+  } else {
+    return static_cast<float>(b);
+  }
 }
 template <class T, class A>
 void CheckIfTensor(const char* api, uint32_t count, const A& a) {
