@@ -12,6 +12,10 @@
 #include "tessera/kernel/vector.h"
 
 namespace AscendC {
+// Declared in a nested namespace that AscendC imports, so that a qualified AscendC::Name finds
+// these overloads together with the kernel layer's same-named instructions (Exp, Sigmoid, Axpy,
+// ...) instead of hiding them.
+namespace adv_api {
 
 using ::tessera::kernel::LocalTensor;
 
@@ -105,4 +109,6 @@ void SwiGLU(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTe
   SwiGLU<T, isReuseSource>(dst, src0, src1, scalarValue, src0.GetSize());
 }
 
+}  // namespace adv_api
+using namespace adv_api;
 }  // namespace AscendC

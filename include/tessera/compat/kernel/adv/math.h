@@ -15,8 +15,11 @@
 #include "tessera/kernel/vector.h"
 
 namespace AscendC {
+// Declared in a nested namespace that AscendC imports, so that a qualified AscendC::Name finds
+// these overloads together with the kernel layer's same-named instructions (Exp, Sigmoid, Axpy,
+// ...) instead of hiding them.
+namespace adv_api {
 
-using ::tessera::kernel::Exp;
 using ::tessera::kernel::LocalTensor;
 
 // ---- Configuration types (accepted; tessera's results do not depend on the algorithm choice
@@ -462,4 +465,6 @@ void CumSum(const LocalTensor<T>& dst, const LocalTensor<T>& lastRow, const Loca
   CumSum<T, config>(dst, lastRow, src, cumSumInfo);
 }
 
+}  // namespace adv_api
+using namespace adv_api;
 }  // namespace AscendC

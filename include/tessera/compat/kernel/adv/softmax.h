@@ -26,6 +26,10 @@
 #endif
 
 namespace AscendC {
+// Declared in a nested namespace that AscendC imports, so that a qualified AscendC::Name finds
+// these overloads together with the kernel layer's same-named instructions (Exp, Sigmoid, Axpy,
+// ...) instead of hiding them.
+namespace adv_api {
 
 using ::tessera::kernel::LocalTensor;
 
@@ -334,4 +338,6 @@ void SoftmaxGradFront(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gra
                                                  srcTensor, tiling, true, softmaxShapeInfo);
 }
 
+}  // namespace adv_api
+using namespace adv_api;
 }  // namespace AscendC
