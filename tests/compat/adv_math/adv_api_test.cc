@@ -362,7 +362,12 @@ __global__ __vector__ void bits_custom(__gm__ uint8_t* a, __gm__ uint8_t* b, __g
   AscendC::IsFinite(finite, lf, n);
   AscendC::LocalTensor<bool> both = lo[len].ReinterpretCast<bool>();
   AscendC::LogicalAnd(both, la, lb, n);
+  // Floating sources: -0 counts as zero. Numeric IsFinite result: 1.0 / 0.0.
+  AscendC::LocalTensor<bool> both_f = lo[2 * len].ReinterpretCast<bool>();
+  AscendC::LogicalAnd(both_f, lf, lf, n);
   AscendC::DataCopy(go, lo, len * 4);
+  AscendC::IsFinite(lf, lf, n);
+  AscendC::DataCopy(gf, lf, len);
 }
 
 TEST(AdvMathKernels, BitwiseLogicalAndIsFinite) {
@@ -379,6 +384,8 @@ TEST(AdvMathKernels, BitwiseLogicalAndIsFinite) {
       f[i] = k == 0   ? std::numeric_limits<float>::infinity()
              : k == 1 ? -std::numeric_limits<float>::infinity()
              : k == 2 ? std::numeric_limits<float>::quiet_NaN()
+             : k == 3 ? -0.0f
+             : k == 4 ? 0.0f
                       : static_cast<float>(static_cast<int32_t>(rng())) * 1e30f;
     }
     auto put = [](const void* p, size_t bytes) {
@@ -400,16 +407,21 @@ TEST(AdvMathKernels, BitwiseLogicalAndIsFinite) {
     const auto d2h = tessera::device::MemcpyKind::kDeviceToHost;
     ASSERT_TRUE(tessera::device::Memcpy(y.data(), len * 4, dy, len * 4, d2h).ok());
     ASSERT_TRUE(tessera::device::Memcpy(o.data(), len * 4, dout, len * 4, d2h).ok());
+    std::vector<float> fin(len);
+    ASSERT_TRUE(tessera::device::Memcpy(fin.data(), len * 4, df, len * 4, d2h).ok());
     for (uint32_t i = 0; i < n; ++i) {
       ASSERT_EQ(y[i], static_cast<int16_t>(a[i] ^ b[i])) << i;
       ASSERT_EQ(y[len + i], static_cast<int16_t>(a[i] & b[i])) << i;
       ASSERT_EQ(o[i], std::isfinite(f[i]) ? 1 : 0) << i;
       ASSERT_EQ(o[len + i], (a[i] != 0 && b[i] != 0) ? 1 : 0) << i;
+      ASSERT_EQ(o[2 * len + i], f[i] != 0.0f ? 1 : 0) << i << " " << f[i];
+      ASSERT_EQ(fin[i], std::isfinite(f[i]) ? 1.0f : 0.0f) << i;
     }
     for (uint32_t i = n; i < len; ++i) {
       ASSERT_EQ(y[i], 77);
       ASSERT_EQ(o[i], 200);
       ASSERT_EQ(o[len + i], 200);
+      ASSERT_EQ(o[2 * len + i], 200);
     }
     for (uint8_t* p : {da, db, dy, df, dout})
       ASSERT_TRUE(tessera::device::Free(p).ok());
