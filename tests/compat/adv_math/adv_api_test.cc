@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernel_operator.h"
+#include "tessera/device/device.h"
 #include "tessera/device/launch.h"
 #include "tessera/device/memory.h"
 #include "tiling/tiling_api.h"
@@ -659,6 +660,62 @@ TEST(AdvMathKernels, CumSumAndSoftmaxFamily) {
       if (HasFatalFailure()) return;
     }
   }
+}
+
+// ---- Checked mode: a count beyond a tensor fails the block, naming the API and the operand.
+
+__global__ __vector__ void overflow_custom(int32_t which) {
+  AscendC::TPipe pipe;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> bx, by;
+  pipe.InitBuffer(bx, 32 * sizeof(float));
+  pipe.InitBuffer(by, 64 * sizeof(float));
+  AscendC::LocalTensor<float> x = bx.Get<float>();
+  AscendC::LocalTensor<float> y = by.Get<float>();
+  AscendC::Duplicate(x, 1.5f, 32);
+  AscendC::SoftMaxTiling tiling;
+  switch (which) {
+    case 0:
+      AscendC::Erf(y, x, 48u);
+      break;
+    case 1:
+      AscendC::Power<float, false>(y, x, 2.0f, 48u);
+      break;
+    case 2:
+      AscendC::Clamp(y, x, 0.0f, 1.0f, 40u);
+      break;
+    case 3: {
+      const AscendC::SoftMaxShapeInfo shape = {2, 16, 2, 16};
+      AscendC::SoftMax<float, false, false, true>(y, y, y, x, tiling, shape);  // NZ
+      break;
+    }
+    default:
+      AscendC::Erf(y, x, 32u);
+      break;
+  }
+}
+
+std::string RunChecked(int32_t which) {
+  tessera::device::Stream stream;
+  tessera::Status st = tessera::device::Launch(
+      tessera::device::LaunchConfig{1, tessera::device::KernelType::kAiv, "adv_overflow"},
+      overflow_custom, stream, which);
+  if (st.ok()) st = stream.Synchronize();
+  stream.ResetError();
+  return std::string(st.message());
+}
+
+TEST(AdvMathCheckedMode, CountBeyondTensorNamesTheApi) {
+  const bool previous = tessera::device::CheckedMode();
+  tessera::device::SetCheckedMode(true);
+  EXPECT_NE(RunChecked(0).find("Erf: src: count 48 exceeds the tensor's 32 elements"),
+            std::string::npos)
+      << RunChecked(0);
+  EXPECT_NE(RunChecked(1).find("Power: src: count 48 exceeds"), std::string::npos);
+  EXPECT_NE(RunChecked(2).find("Clamp: src: count 40 exceeds"), std::string::npos);
+  EXPECT_NE(RunChecked(3).find("SoftMax: the NZ data format is not supported"), std::string::npos)
+      << RunChecked(3);
+  EXPECT_EQ(RunChecked(4), "");
+  tessera::device::SetCheckedMode(previous);
 }
 
 TEST(AdvMathTiling, QueriesKeepMinBelowMax) {
