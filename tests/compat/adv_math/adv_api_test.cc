@@ -102,13 +102,17 @@ __global__ __vector__ void adv_custom(__gm__ uint8_t* a, __gm__ uint8_t* b, __gm
       AscendC::Rint(ly, la, n);
       break;
     case kSigmoid:
+      AscendC::Sigmoid(ly, la, static_cast<size_t>(n));
       AscendC::Sigmoid<T, false>(ly, la, tmp, n);
       break;
     case kGelu:
       AscendC::Gelu(ly, la, tmp, n);
       break;
     case kSilu:
-      AscendC::Silu<T, false>(ly, la, n);
+      // Any count type: size_t here, int32_t (the kernel layer's overload) and uint32_t below.
+      AscendC::Silu<T, false>(ly, la, static_cast<size_t>(n));
+      AscendC::Silu(ly, la, static_cast<int32_t>(n));
+      AscendC::Silu(ly, la, n);
       break;
     case kSwish:
       AscendC::Swish(ly, la, n, static_cast<T>(kBeta));

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tessera/compat/kernel/adv/math_common.h"
 #include "tessera/kernel/vector.h"
@@ -20,8 +21,11 @@ namespace adv_api {
 using ::tessera::kernel::LocalTensor;
 
 // 1 / (1 + e^-x) (tessera's Sigmoid).
-template <typename T, bool isReuseSource = false>
-void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount) {
+// The count is any integer type: an int32_t count resolves to the kernel layer's Sigmoid (the
+// same function), any other to this one, so neither call is ambiguous. Likewise Gelu and Silu.
+template <typename T, bool isReuseSource = false, typename Count,
+          typename = std::enable_if_t<std::is_integral_v<Count>>>
+void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Count calCount) {
   ::tessera::kernel::Sigmoid(dst, src, static_cast<int32_t>(calCount));
 }
 template <typename T, bool isReuseSource = false>
@@ -40,8 +44,9 @@ void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src) {
 
 // GELU, tanh form x * sigmoid(1.5957691 (x + 0.044715 x^3)) (tessera's Gelu); highPrecision and
 // highPerformance select the same accurate evaluation.
-template <typename T, bool highPrecision = false, bool highPerformance = false>
-void Gelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dataSize) {
+template <typename T, bool highPrecision = false, bool highPerformance = false, typename Count,
+          typename = std::enable_if_t<std::is_integral_v<Count>>>
+void Gelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Count dataSize) {
   ::tessera::kernel::Gelu(dst, src, static_cast<int32_t>(dataSize));
 }
 template <typename T, bool highPrecision = false, bool highPerformance = false>
@@ -51,8 +56,9 @@ void Gelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTenso
 }
 
 // x * sigmoid(x) (tessera's Silu).
-template <typename T, bool isReuseSource = false>
-void Silu(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t dataSize) {
+template <typename T, bool isReuseSource = false, typename Count,
+          typename = std::enable_if_t<std::is_integral_v<Count>>>
+void Silu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Count dataSize) {
   ::tessera::kernel::Silu(dst, src, static_cast<int32_t>(dataSize));
 }
 
