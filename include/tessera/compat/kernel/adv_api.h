@@ -3,6 +3,9 @@
 #pragma once
 
 // Activation and math.
+#include "tessera/compat/kernel/adv/activation.h"
+#include "tessera/compat/kernel/adv/math.h"
+#include "tessera/compat/kernel/adv/softmax.h"
 
 // Normalization, quantization, reduce, sort, index, filter, transpose, random, utilities.
 #include "tessera/compat/kernel/adv/broadcast.h"

@@ -345,6 +345,216 @@ HWY_INLINE V GeluErf(D d, V x) {
   return impl::KeepNaN(x, y);
 }
 
+// ---- Added for the vendor's advanced math APIs (compat/kernel/adv). Max ulp against a long
+// double reference is measured by tests/compat/adv_math (math_accuracy_test) and listed in
+// docs/ascendc_adv_math.md.
+
+namespace impl {
+
+// ln(x) as an unevaluated sum hi + lo (|lo| <= ulp(hi)), for x > 0 finite: the same reduction
+// as Ln with the final addition kept apart (Fast2Sum), so Pow's y ln x keeps ~2^-29 relative.
+template <class D, class V>
+HWY_INLINE void LnExt(D d, V x, V& hi_out, V& lo_out) {
+  const hn::RebindToSigned<D> di;
+  using VI = hn::Vec<decltype(di)>;
+  const auto subnormal = hn::Lt(x, hn::Set(d, std::numeric_limits<float>::min()));
+  const V xs = hn::IfThenElse(subnormal, hn::Mul(x, hn::Set(d, 33554432.0f)), x);
+  const VI sqrt_half = hn::Set(di, 0x3F3504F3);
+  const VI ix = hn::Sub(hn::BitCast(di, xs), sqrt_half);
+  const VI ei = hn::ShiftRight<23>(ix);
+  const V m = hn::BitCast(d, hn::Add(hn::And(ix, hn::Set(di, 0x7FFFFF)), sqrt_half));
+  const V f = hn::Sub(m, hn::Set(d, 1.0f));
+  const V e = hn::Sub(hn::ConvertTo(d, ei), hn::IfThenElseZero(subnormal, hn::Set(d, 25.0f)));
+  const V f2 = hn::Mul(f, f);
+  const V f4 = hn::Mul(f2, f2);
+  const auto pair = [&](float c0, float c1)
+                        HWY_ATTR { return hn::MulAdd(hn::Set(d, c1), f, hn::Set(d, c0)); };
+  const V q01 = pair(-5.000000000e-01f, 3.333332241e-01f);
+  const V q23 = pair(-2.500001192e-01f, 2.000144720e-01f);
+  const V q45 = pair(-1.666753739e-01f, 1.423231810e-01f);
+  const V q67 = pair(-1.242081448e-01f, 1.181213632e-01f);
+  const V q89 = pair(-1.155728772e-01f, 6.769023836e-02f);
+  const V q03 = hn::MulAdd(f2, q23, q01);
+  const V q47 = hn::MulAdd(f2, q67, q45);
+  const V q = hn::MulAdd(f4, hn::MulAdd(f4, q89, q47), q03);
+  // -f^2 / 2 as h (exact scaling of the rounded square) plus -f2_lo / 2; the rest of the series
+  // in the tail.
+  const V h = hn::Mul(hn::Set(d, -0.5f), f2);
+  const V f2_lo = hn::MulSub(f, f, f2);
+  const V q_rest = hn::Add(q, hn::Set(d, 0.5f));     // q + 1/2: the series beyond -f^2/2
+  const V a = hn::Mul(e, hn::Set(d, 0.693359375f));  // exact: 9-bit constant
+  // s = a + f + h, summed with the rounding errors carried.
+  const V s1 = hn::Add(a, f);
+  const V e1 = hn::Sub(f, hn::Sub(s1, a));  // |a| >= |f| or a = 0
+  const V s2 = hn::Add(s1, h);
+  const V bv = hn::Sub(s2, s1);
+  const V e2 = hn::Add(hn::Sub(s1, hn::Sub(s2, bv)), hn::Sub(h, bv));  // TwoSum
+  V tail = hn::MulAdd(f2, q_rest, hn::Mul(f2_lo, hn::Set(d, -0.5f)));
+  tail = hn::Add(tail, hn::MulAdd(e, hn::Set(d, -2.12194440e-4f), hn::Add(e1, e2)));
+  const V hi = hn::Add(s2, tail);
+  hi_out = hi;
+  lo_out = hn::Sub(tail, hn::Sub(hi, s2));
+}
+
+// Exponent of |x| (finite, non-zero) as a float: floor(log2 |x|), subnormals included.
+template <class D, class V>
+HWY_INLINE V ExponentOf(D d, V ax) {
+  const hn::RebindToSigned<D> di;
+  const auto subnormal = hn::Lt(ax, hn::Set(d, std::numeric_limits<float>::min()));
+  const V xs = hn::IfThenElse(subnormal, hn::Mul(ax, hn::Set(d, 16777216.0f)), ax);
+  const V e = hn::ConvertTo(d, hn::Sub(hn::ShiftRight<23>(hn::BitCast(di, xs)), hn::Set(di, 127)));
+  return hn::Sub(e, hn::IfThenElseZero(subnormal, hn::Set(d, 24.0f)));
+}
+
+}  // namespace impl
+
+// ln(1 + x) from ln(u), u = 1 + x rounded, corrected by (x - (u - 1)) / u. Max 2 ulp.
+// log1p(-1) = -Inf, x < -1 -> NaN, +Inf -> +Inf.
+namespace impl {
+template <class D, class V>
+HWY_INLINE V Log1p(D d, V x) {
+  const V one = hn::Set(d, 1.0f);
+  const V u = hn::Add(one, x);
+  const V corr = hn::Div(hn::Sub(x, hn::Sub(u, one)), u);
+  const V y = hn::Add(Ln(d, u), corr);
+  // u == 1 (|x| below half an ulp of 1): log1p(x) = x to within an ulp; Inf: no correction.
+  const V r = hn::IfThenElse(hn::Eq(u, one), x, y);
+  return hn::IfThenElse(hn::Eq(u, hn::Set(d, std::numeric_limits<float>::infinity())), u, r);
+}
+}  // namespace impl
+
+// acosh(x) for x >= 1: log1p(t + sqrt(2t + t^2)), t = x - 1 (exact) below 2; ln(2x - 1/(x +
+// sqrt(x^2 - 1))) below 2^28; ln(x) + ln 2 above. Max 3 ulp. x < 1 -> NaN, +Inf -> +Inf.
+template <class D, class V>
+HWY_INLINE V Acosh(D d, V x) {
+  const V one = hn::Set(d, 1.0f);
+  const V t = hn::Sub(x, one);
+  const V near = impl::Log1p(d, hn::Add(t, hn::Sqrt(hn::MulAdd(t, t, hn::Add(t, t)))));
+  const V xm = hn::Min(x, hn::Set(d, 268435456.0f));
+  const V mid =
+      Ln(d, hn::Sub(hn::Add(xm, xm), hn::Div(one, hn::Add(xm, hn::Sqrt(hn::MulSub(xm, xm, one))))));
+  const V far = hn::Add(Ln(d, x), hn::Set(d, 0.693147180559945309f));
+  V y = hn::IfThenElse(hn::Lt(x, hn::Set(d, 2.0f)), near, mid);
+  y = hn::IfThenElse(hn::Ge(x, hn::Set(d, 268435456.0f)), far, y);
+  y = hn::IfThenElse(hn::Lt(x, one), hn::Set(d, std::numeric_limits<float>::quiet_NaN()), y);
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+// erf(x). |x| < 0.5: x P(x^2), the Maclaurin series to x^17 (truncation < 3e-11 relative);
+// otherwise 1 - erfc(|x|) with erfc(z) = t e^(-z^2 + Q(t)), t = 1/(1 + z/2) (the erfcc
+// Chebyshev fit of GeluErf, relative error < 1.2e-7), given x's sign; +-1 beyond |x| = 4 (where
+// erfc < 2^-25). Max 2 ulp. Odd, erf(-0) = -0, erf(+-Inf) = +-1.
+template <class D, class V>
+HWY_INLINE V Erf(D d, V x) {
+  const V one = hn::Set(d, 1.0f);
+  const V ax = hn::Abs(x);
+  const V x2 = hn::Mul(x, x);
+  // 2/sqrt(pi) * sum (-1)^k x^(2k+1) / (k! (2k+1)), Horner in x^2.
+  V p = hn::Set(d, 2.0f / 1.7724538509055160f * 1.0f / (40320.0f * 17.0f));
+  p = hn::MulAdd(p, x2, hn::Set(d, -2.0f / 1.7724538509055160f / (5040.0f * 15.0f)));
+  p = hn::MulAdd(p, x2, hn::Set(d, 2.0f / 1.7724538509055160f / (720.0f * 13.0f)));
+  p = hn::MulAdd(p, x2, hn::Set(d, -2.0f / 1.7724538509055160f / (120.0f * 11.0f)));
+  p = hn::MulAdd(p, x2, hn::Set(d, 2.0f / 1.7724538509055160f / (24.0f * 9.0f)));
+  p = hn::MulAdd(p, x2, hn::Set(d, -2.0f / 1.7724538509055160f / (6.0f * 7.0f)));
+  p = hn::MulAdd(p, x2, hn::Set(d, 2.0f / 1.7724538509055160f / (2.0f * 5.0f)));
+  p = hn::MulAdd(p, x2, hn::Set(d, -2.0f / 1.7724538509055160f / 3.0f));
+  p = hn::MulAdd(p, x2, hn::Set(d, 1.12837916709551257f));
+  const V small = hn::Mul(x, p);
+  const V z = hn::Min(ax, hn::Set(d, 4.5f));
+  const V t = impl::QuotientNear(d, one, hn::MulAdd(hn::Set(d, 0.5f), z, one));
+  V q = hn::Set(d, 0.17087277f);
+  q = hn::MulAdd(q, t, hn::Set(d, -0.82215223f));
+  q = hn::MulAdd(q, t, hn::Set(d, 1.48851587f));
+  q = hn::MulAdd(q, t, hn::Set(d, -1.13520398f));
+  q = hn::MulAdd(q, t, hn::Set(d, 0.27886807f));
+  q = hn::MulAdd(q, t, hn::Set(d, -0.18628806f));
+  q = hn::MulAdd(q, t, hn::Set(d, 0.09678418f));
+  q = hn::MulAdd(q, t, hn::Set(d, 0.37409196f));
+  q = hn::MulAdd(q, t, hn::Set(d, 1.00002368f));
+  q = hn::MulAdd(q, t, hn::Set(d, -1.26551223f));
+  const V erfc = hn::Mul(t, Exp(d, hn::NegMulAdd(z, z, q)));
+  const V large = hn::CopySignToAbs(hn::Sub(one, erfc), x);
+  const V y = hn::IfThenElse(hn::Lt(ax, hn::Set(d, 0.5f)), small, large);
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+// x^y as e^(y ln|x|) with ln|x| in double-float (LnExt) and the product's low part fed to Exp's
+// extended argument, so the error stays ~1 ulp even where |y ln x| is large. C99 pow's special
+// cases: x^0 = 1 and 1^y = 1 (NaN included); x < 0 gives NaN unless y is an integer (odd y keeps
+// the sign, also for -0 and -Inf); 0^y and Inf^y follow from ln(0) = -Inf. Max error in the
+// docs table (a few ulp: ln's 2^-29 relative error times |y ln x| <= 88).
+template <class D, class V>
+HWY_INLINE V Pow(D d, V x, V y) {
+  const V one = hn::Set(d, 1.0f);
+  const V ax = hn::Abs(x);
+  V lhi, llo;
+  impl::LnExt(d, ax, lhi, llo);
+  const auto finite_ax = hn::And(hn::Gt(ax, hn::Zero(d)),
+                                 hn::Lt(ax, hn::Set(d, std::numeric_limits<float>::infinity())));
+  lhi = hn::IfThenElse(finite_ax, lhi, Ln(d, ax));  // +-Inf and NaN as Ln gives them
+  llo = hn::IfThenElseZero(finite_ax, llo);
+  const V p = hn::Mul(y, lhi);
+  const auto moderate = hn::Lt(hn::Abs(p), hn::Set(d, 100.0f));  // else the result saturates
+  const V p_lo = hn::IfThenElseZero(moderate, hn::MulAdd(y, llo, hn::MulSub(y, lhi, p)));
+  const V c = impl::ClampKeepNaN(d, p, -104.0f, 88.75f);
+  const impl::ExpParts<D> e = impl::ExpReduce<true, true>(d, c, p_lo);
+  V r = impl::MulPow2(d, e.p, e.n, e.ni);
+  // Sign and domain for x < 0 (and -0): integral y, odd or even.
+  const V ry = hn::Round(y);
+  const auto integral = hn::Eq(ry, y);
+  const V half_y = hn::Mul(y, hn::Set(d, 0.5f));
+  const auto odd = hn::And(integral, hn::Ne(hn::Round(half_y), half_y));
+  const auto negative =
+      hn::Lt(hn::BitCast(hn::RebindToSigned<D>(), x), hn::Zero(hn::RebindToSigned<D>()));
+  const auto neg = hn::RebindMask(d, negative);
+  r = hn::IfThenElse(hn::And(neg, odd), hn::Neg(r), r);
+  const auto bad_domain = hn::AndNot(integral, neg);  // x < 0, y not an integer
+  r = hn::IfThenElse(bad_domain, hn::Set(d, std::numeric_limits<float>::quiet_NaN()), r);
+  r = hn::IfThenElse(hn::IsNaN(x), x, r);
+  r = hn::IfThenElse(hn::IsNaN(y), y, r);
+  return hn::IfThenElse(hn::Or(hn::Eq(y, hn::Zero(d)), hn::Eq(x, one)), one, r);
+}
+
+// fmod(x, y) = x - trunc(x / y) y, exactly (the C library's result): |x| is reduced by y scaled
+// to within 2^23 of |x|'s exponent, where each step's quotient is an integer below 2^24 and the
+// remainder, computed by FMA, is exact; at most 12 steps for any pair of floats. The result has
+// x's sign. y = 0, x = +-Inf or NaN -> NaN; y = +-Inf -> x.
+template <class D, class V>
+HWY_INLINE V Fmod(D d, V x, V y) {
+  const hn::RebindToSigned<D> di;
+  const V ax = hn::Abs(x);
+  const V ay = hn::Abs(y);
+  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  const auto valid =
+      hn::And(hn::And(hn::Lt(ax, inf), hn::Gt(ay, hn::Zero(d))), hn::Not(hn::IsNaN(ay)));
+  const auto work0 = hn::And(valid, hn::And(hn::Ge(ax, ay), hn::Lt(ay, inf)));
+  V r = hn::IfThenElse(work0, ax, hn::Zero(d));
+  const V ay_safe = hn::IfThenElse(work0, ay, hn::Set(d, 1.0f));
+  const V ey = impl::ExponentOf(d, ay_safe);
+  auto work = work0;
+  while (!hn::AllFalse(d, work)) {
+    const V er = impl::ExponentOf(d, hn::IfThenElse(work, r, ay_safe));
+    const V shift = hn::Max(hn::Zero(d), hn::Sub(hn::Sub(er, ey), hn::Set(d, 23.0f)));
+    const V ys = impl::MulPow2(d, ay_safe, shift, hn::ConvertTo(di, shift));
+    const V q = hn::Trunc(hn::Div(r, ys));
+    V rn = hn::NegMulAdd(q, ys, r);
+    rn = hn::IfThenElse(hn::Lt(rn, hn::Zero(d)), hn::Add(rn, ys), rn);  // q rounded up by one
+    r = hn::IfThenElse(work, rn, r);
+    work = hn::And(work, hn::Ge(r, ay_safe));
+  }
+  V out = hn::IfThenElse(work0, r, ax);  // |x| < |y| or y = +-Inf: x itself
+  out = hn::CopySignToAbs(out, x);
+  return hn::IfThenElse(valid, out, hn::Set(d, std::numeric_limits<float>::quiet_NaN()));
+}
+
+// x - trunc(x): the fractional part with x's sign (exact). +-Inf -> +-0, NaN stays NaN.
+template <class D, class V>
+HWY_INLINE V Frac(D d, V x) {
+  const V f = hn::Sub(x, hn::Trunc(x));
+  const auto inf = hn::Eq(hn::Abs(x), hn::Set(d, std::numeric_limits<float>::infinity()));
+  return hn::CopySignToAbs(hn::IfThenZeroElse(inf, f), x);
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::kernel::math
 HWY_AFTER_NAMESPACE();

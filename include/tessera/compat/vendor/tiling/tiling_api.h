@@ -10,6 +10,8 @@
 #include "tiling/platform/platform_ascendc.h"
 
 // Activation and math.
+#include "tiling/activation/activation_tiling.h"
+#include "tiling/math/math_tiling.h"
 
 // Normalization, quantization, reduce, sort, index, filter, transpose, random, utilities.
 #include "tiling/filter/dropout_tiling.h"

@@ -1,0 +1,343 @@
+// The vendor's softmax family (adv_api/activation: SoftMax, SimpleSoftMax, LogSoftMax,
+// AdjustSoftMaxRes, SoftmaxFlashV2, SoftmaxGrad, SoftmaxGradFront) in namespace AscendC, on the
+// Highway kernels of math_dispatch.h (tessera's Exp and Ln; statistics in fp32).
+//
+// Layout (ND): src and dst are srcM rows of srcK elements (SoftMaxShapeInfo; the first oriSrcK
+// of each row are computed, the rest of dst is left alone); the per-row statistics (max, sum,
+// expMax, SoftmaxGradFront's result) are written broadcast over one 32-byte block per row, e.g.
+// [srcM, 8] for float, [srcM, 16] for half, as the vendor does. The NZ format, the temporary
+// buffer and isReuseSource / isBasicBlock are accepted; NZ is refused in checked mode. An empty
+// SoftMaxShapeInfo takes the shape from the tiling's srcM / srcK.
+#pragma once
+
+#include <cassert>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/compat/kernel/adv/math_common.h"
+#include "tessera/compat/kernel/adv/softmax_tiling.h"
+#include "tessera/kernel/check.h"
+
+// The vendor's kernel assertion macro (kernel_macros.h, its CPU-debug form), which its softmax
+// samples use; defined here until the basic layer provides it.
+#ifndef ASSERT
+#define ASSERT(x) assert(x)
+#endif
+
+namespace AscendC {
+// Declared in a nested namespace that AscendC imports, so that a qualified AscendC::Name finds
+// these overloads together with the kernel layer's same-named instructions (Exp, Sigmoid, Axpy,
+// ...) instead of hiding them.
+namespace adv_api {
+
+using ::tessera::kernel::LocalTensor;
+
+#ifndef ASCC_ENUM_DATAFORMAT
+#define ASCC_ENUM_DATAFORMAT
+enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC, NCDHW, NDC1HWC0, FRACTAL_Z_3D };
+#endif
+
+enum class SoftmaxMode { SOFTMAX_NORMAL = 0, SOFTMAX_OUTPUT_WITHOUT_BRC = 1 };
+struct SoftmaxConfig {
+  constexpr SoftmaxConfig(const bool isCheckTilingIn) : isCheckTiling(isCheckTilingIn) {}
+  constexpr SoftmaxConfig(const bool isCheckTilingIn, const uint32_t oriSrcMIn,
+                          const uint32_t oriSrcKIn)
+      : isCheckTiling(isCheckTilingIn), oriSrcM(oriSrcMIn), oriSrcK(oriSrcKIn) {}
+  constexpr SoftmaxConfig(const bool isCheckTilingIn, const uint32_t oriSrcMIn,
+                          const uint32_t oriSrcKIn, const SoftmaxMode modeIn)
+      : isCheckTiling(isCheckTilingIn), oriSrcM(oriSrcMIn), oriSrcK(oriSrcKIn), mode(modeIn) {}
+  bool isCheckTiling = true;
+  uint32_t oriSrcM = 0;
+  uint32_t oriSrcK = 0;
+  SoftmaxMode mode = SoftmaxMode::SOFTMAX_NORMAL;
+};
+constexpr SoftmaxConfig SOFTMAX_DEFAULT_CFG = {true, 0, 0, SoftmaxMode::SOFTMAX_NORMAL};
+
+struct SoftMaxShapeInfo {
+  uint32_t srcM{0};
+  uint32_t srcK{0};
+  uint32_t oriSrcM{0};
+  uint32_t oriSrcK{0};
+};
+
+using ::AscendC::tiling::LogSoftMaxTiling;
+using ::AscendC::tiling::SoftMaxTiling;
+
+namespace adv_detail {
+
+struct SoftMaxShape {
+  uint32_t rows, cols, valid;
+};
+
+template <bool isDataFormatNZ>
+SoftMaxShape ResolveShape(const SoftMaxTiling& tiling, const SoftMaxShapeInfo& info, bool checked,
+                          const char* api) {
+  TESSERA_KERNEL_CHECK(checked, !isDataFormatNZ, api,
+                       "the NZ data format is not supported on tessera; pass ND data");
+  SoftMaxShape s{info.srcM, info.srcK, info.oriSrcK};
+  if (s.rows == 0 && s.cols == 0) s = {tiling.srcM, tiling.srcK, tiling.srcK};
+  if (s.valid == 0 || s.valid > s.cols) s.valid = s.cols;
+  return s;
+}
+
+template <class T>
+void CheckRows(const LocalTensor<T>& t, uint64_t rows, uint64_t per_row, const char* api,
+               const char* role) {
+  if (t.checked()) t.CheckRange(rows * per_row, api, role);
+}
+
+// One value per row, broadcast over the row's 32-byte block of a statistics tensor.
+template <class S>
+void StoreStat(const LocalTensor<S>& t, const std::vector<float>& v) {
+  constexpr uint32_t kBlock = 32 / sizeof(S);
+  S* p = t.data();
+  for (size_t r = 0; r < v.size(); ++r)
+    for (uint32_t j = 0; j < kBlock; ++j)
+      p[r * kBlock + j] = static_cast<S>(v[r]);
+}
+template <class S>
+std::vector<float> LoadStat(const LocalTensor<S>& t, uint32_t rows) {
+  constexpr uint32_t kBlock = 32 / sizeof(S);
+  std::vector<float> v(rows);
+  for (uint32_t r = 0; r < rows; ++r)
+    v[r] = static_cast<float>(t.data()[r * kBlock]);
+  return v;
+}
+
+template <class T, class S, bool isDataFormatNZ>
+void SoftMaxWithStats(const char* api, const LocalTensor<T>& dst, const LocalTensor<S>* sum,
+                      const LocalTensor<S>* max, const LocalTensor<T>& src,
+                      const SoftMaxTiling& tiling, const SoftMaxShapeInfo& info, bool log10) {
+  static_assert(::tessera::compat::adv::kFloat<T>, "softmax takes float or half tensors");
+  const ::tessera::kernel::detail::PipeScope phase(dst.checked(), ::tessera::device::TracePipe::kV);
+  const SoftMaxShape s = ResolveShape<isDataFormatNZ>(tiling, info, dst.checked(), api);
+  CheckRows(dst, s.rows, s.cols, api, "dst");
+  CheckRows(src, s.rows, s.cols, api, "src");
+  if (sum != nullptr) CheckRows(*sum, s.rows, 32 / sizeof(S), api, "sum");
+  if (max != nullptr) CheckRows(*max, s.rows, 32 / sizeof(S), api, "max");
+  if (s.rows == 0 || s.valid == 0) return;
+  std::vector<float> mx(s.rows), sm(s.rows);
+  ::tessera::compat::adv::SoftMaxRows(::tessera::kernel::vec::DTypeOf<T>(), dst.data(), src.data(),
+                                      s.rows, s.cols, s.valid, mx.data(), sm.data(), log10);
+  if (sum != nullptr) StoreStat(*sum, sm);
+  if (max != nullptr) StoreStat(*max, mx);
+}
+
+}  // namespace adv_detail
+
+// dst = e^(x - max) / sum per row; sum and max (optional) receive the row statistics.
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG,
+          typename S>
+void SoftMax(const LocalTensor<T>& dst, const LocalTensor<S>& sumTensor,
+             const LocalTensor<S>& maxTensor, const LocalTensor<T>& src,
+             const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  adv_detail::SoftMaxWithStats<T, S, isDataFormatNZ>("SoftMax", dst, &sumTensor, &maxTensor, src,
+                                                     tiling, softmaxShapeInfo, false);
+}
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG,
+          typename S>
+void SoftMax(const LocalTensor<T>& dst, const LocalTensor<S>& sumTensor,
+             const LocalTensor<S>& maxTensor, const LocalTensor<T>& src,
+             const LocalTensor<uint8_t>&, const SoftMaxTiling& tiling,
+             const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  adv_detail::SoftMaxWithStats<T, S, isDataFormatNZ>("SoftMax", dst, &sumTensor, &maxTensor, src,
+                                                     tiling, softmaxShapeInfo, false);
+}
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
+          const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const SoftMaxTiling& tiling,
+             const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  adv_detail::SoftMaxWithStats<T, T, false>("SoftMax", dst, nullptr, nullptr, src, tiling,
+                                            softmaxShapeInfo, false);
+}
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
+          const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>&,
+             const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  adv_detail::SoftMaxWithStats<T, T, false>("SoftMax", dst, nullptr, nullptr, src, tiling,
+                                            softmaxShapeInfo, false);
+}
+
+// dst = log10(softmax(x)) per row (the vendor's LogSoftMax uses base 10), with sum and max.
+template <typename T, bool isReuseSource = false, bool isDataFormatNZ = false>
+void LogSoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sum, const LocalTensor<T>& max,
+                const LocalTensor<T>& src, const LocalTensor<uint8_t>&,
+                const LogSoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  adv_detail::SoftMaxWithStats<T, T, isDataFormatNZ>("LogSoftMax", dst, &sum, &max, src, tiling,
+                                                     softmaxShapeInfo, true);
+}
+
+// dst = e^(x - inMax) / inSum with the given per-row statistics (block-broadcast tensors).
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG,
+          typename S>
+void SimpleSoftMax(const LocalTensor<T>& dst, const LocalTensor<S>& inSumTensor,
+                   const LocalTensor<S>& inMaxTensor, const LocalTensor<T>& src,
+                   const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  const ::tessera::kernel::detail::PipeScope phase(dst.checked(), ::tessera::device::TracePipe::kV);
+  const adv_detail::SoftMaxShape s = adv_detail::ResolveShape<isDataFormatNZ>(
+      tiling, softmaxShapeInfo, dst.checked(), "SimpleSoftMax");
+  adv_detail::CheckRows(dst, s.rows, s.cols, "SimpleSoftMax", "dst");
+  adv_detail::CheckRows(src, s.rows, s.cols, "SimpleSoftMax", "src");
+  adv_detail::CheckRows(inSumTensor, s.rows, 32 / sizeof(S), "SimpleSoftMax", "inSum");
+  adv_detail::CheckRows(inMaxTensor, s.rows, 32 / sizeof(S), "SimpleSoftMax", "inMax");
+  if (s.rows == 0 || s.valid == 0) return;
+  const std::vector<float> mx = adv_detail::LoadStat(inMaxTensor, s.rows);
+  const std::vector<float> sm = adv_detail::LoadStat(inSumTensor, s.rows);
+  ::tessera::compat::adv::SimpleSoftMaxRows(::tessera::kernel::vec::DTypeOf<T>(), dst.data(),
+                                            src.data(), s.rows, s.cols, s.valid, mx.data(),
+                                            sm.data());
+}
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG,
+          typename S>
+void SimpleSoftMax(const LocalTensor<T>& dst, const LocalTensor<S>& inSumTensor,
+                   const LocalTensor<S>& inMaxTensor, const LocalTensor<T>& src,
+                   const LocalTensor<uint8_t>&, const SoftMaxTiling& tiling,
+                   const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  SimpleSoftMax<T, isReuseSource, isBasicBlock, isDataFormatNZ, config>(
+      dst, inSumTensor, inMaxTensor, src, tiling, softmaxShapeInfo);
+}
+
+// Rows whose max has the bit pattern `from` get every result element set to `to`; returns
+// whether any row matched.
+template <typename T1, typename T2, bool isDataFormatNZ = false, uint8_t stepSizeMode = 0>
+bool AdjustSoftMaxRes(const LocalTensor<T1>& softMaxRes, const LocalTensor<T2>& maxTensor,
+                      const uint32_t from, const T1 to, const SoftMaxShapeInfo& softmaxShapeInfo) {
+  constexpr uint32_t kBlock = 32 / sizeof(T2);
+  const uint32_t rows = softmaxShapeInfo.srcM;
+  const uint32_t cols = softmaxShapeInfo.srcK;
+  const uint32_t valid = softmaxShapeInfo.oriSrcK != 0 && softmaxShapeInfo.oriSrcK <= cols
+                             ? softmaxShapeInfo.oriSrcK
+                             : cols;
+  adv_detail::CheckRows(softMaxRes, rows, cols, "AdjustSoftMaxRes", "softMaxRes");
+  adv_detail::CheckRows(maxTensor, rows, kBlock, "AdjustSoftMaxRes", "maxTensor");
+  bool any = false;
+  for (uint32_t r = 0; r < rows; ++r) {
+    uint32_t bits = 0;
+    const T2 m = maxTensor.data()[r * kBlock];
+    if constexpr (sizeof(T2) == 4) {
+      __builtin_memcpy(&bits, &m, 4);
+    } else {
+      uint16_t b16 = 0;
+      __builtin_memcpy(&b16, &m, 2);
+      bits = b16;
+    }
+    if (bits != from) continue;
+    any = true;
+    for (uint32_t c = 0; c < valid; ++c)
+      softMaxRes.data()[r * cols + c] = to;
+  }
+  return any;
+}
+
+// Flash softmax, version 2. Without isUpdate: dst = e^(x - max), max = row max, expSum = row sum
+// of dst. With isUpdate, given the running inMax / inExpSum: max = max(inMax, row max),
+// expMax = e^(inMax - max), expSum = expMax * inExpSum + row sum. Outputs may alias the inputs.
+template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG,
+          typename S>
+void SoftmaxFlashV2(const LocalTensor<T>& dst, const LocalTensor<S>& expSumTensor,
+                    const LocalTensor<S>& maxTensor, const LocalTensor<T>& src,
+                    const LocalTensor<T>& expMaxTensor, const LocalTensor<S>& inExpSumTensor,
+                    const LocalTensor<S>& inMaxTensor, const SoftMaxTiling& tiling,
+                    const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  const char* api = "SoftmaxFlashV2";
+  const ::tessera::kernel::detail::PipeScope phase(dst.checked(), ::tessera::device::TracePipe::kV);
+  const adv_detail::SoftMaxShape s =
+      adv_detail::ResolveShape<isDataFormatNZ>(tiling, softmaxShapeInfo, dst.checked(), api);
+  adv_detail::CheckRows(dst, s.rows, s.cols, api, "dst");
+  adv_detail::CheckRows(src, s.rows, s.cols, api, "src");
+  adv_detail::CheckRows(expSumTensor, s.rows, 32 / sizeof(S), api, "expSum");
+  adv_detail::CheckRows(maxTensor, s.rows, 32 / sizeof(S), api, "max");
+  if (isUpdate) {
+    adv_detail::CheckRows(expMaxTensor, s.rows, 32 / sizeof(T), api, "expMax");
+    adv_detail::CheckRows(inExpSumTensor, s.rows, 32 / sizeof(S), api, "inExpSum");
+    adv_detail::CheckRows(inMaxTensor, s.rows, 32 / sizeof(S), api, "inMax");
+  }
+  if (s.rows == 0 || s.valid == 0) return;
+  std::vector<float> in_max, in_sum;
+  if (isUpdate) {
+    in_max = adv_detail::LoadStat(inMaxTensor, s.rows);
+    in_sum = adv_detail::LoadStat(inExpSumTensor, s.rows);
+  }
+  std::vector<float> mx(s.rows), sm(s.rows), em(isUpdate ? s.rows : 0);
+  ::tessera::compat::adv::FlashRows(::tessera::kernel::vec::DTypeOf<T>(), dst.data(), src.data(),
+                                    s.rows, s.cols, s.valid, isUpdate ? in_max.data() : nullptr,
+                                    isUpdate ? in_sum.data() : nullptr, mx.data(), sm.data(),
+                                    isUpdate ? em.data() : nullptr);
+  adv_detail::StoreStat(maxTensor, mx);
+  adv_detail::StoreStat(expSumTensor, sm);
+  if (isUpdate) adv_detail::StoreStat(expMaxTensor, em);
+}
+template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG,
+          typename S>
+void SoftmaxFlashV2(const LocalTensor<T>& dst, const LocalTensor<S>& expSumTensor,
+                    const LocalTensor<S>& maxTensor, const LocalTensor<T>& src,
+                    const LocalTensor<T>& expMaxTensor, const LocalTensor<S>& inExpSumTensor,
+                    const LocalTensor<S>& inMaxTensor, const LocalTensor<uint8_t>&,
+                    const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  SoftmaxFlashV2<T, isUpdate, isReuseSource, isBasicBlock, isDataFormatNZ, config>(
+      dst, expSumTensor, maxTensor, src, expMaxTensor, inExpSumTensor, inMaxTensor, tiling,
+      softmaxShapeInfo);
+}
+
+namespace adv_detail {
+template <typename T, bool isDataFormatNZ>
+void SoftmaxGradImpl(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& grad,
+                     const LocalTensor<T>& src, const SoftMaxTiling& tiling, bool isFront,
+                     const SoftMaxShapeInfo& info) {
+  static_assert(::tessera::compat::adv::kFloat<T>, "softmax takes float or half tensors");
+  const ::tessera::kernel::detail::PipeScope phase(dst.checked(), ::tessera::device::TracePipe::kV);
+  const SoftMaxShape s = ResolveShape<isDataFormatNZ>(tiling, info, dst.checked(), api);
+  CheckRows(grad, s.rows, s.cols, api, "grad");
+  CheckRows(src, s.rows, s.cols, api, "src");
+  CheckRows(dst, s.rows, isFront ? 32 / sizeof(T) : s.cols, api, "dst");
+  if (s.rows == 0 || s.valid == 0) return;
+  std::vector<float> front(s.rows);
+  ::tessera::compat::adv::SoftMaxGradRows(::tessera::kernel::vec::DTypeOf<T>(),
+                                          isFront ? nullptr : dst.data(), grad.data(), src.data(),
+                                          s.rows, s.cols, s.valid, front.data());
+  if (isFront) StoreStat(dst, front);
+}
+}  // namespace adv_detail
+
+// Softmax backward: front = row sum of grad * y; dst = (grad - front) * y, or with isFront the
+// front itself, block-broadcast per row.
+template <typename T, bool isReuseSource = false, bool isDataFormatNZ = false>
+void SoftmaxGrad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                 const LocalTensor<T>& srcTensor, const SoftMaxTiling& tiling, bool isFront = false,
+                 const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  adv_detail::SoftmaxGradImpl<T, isDataFormatNZ>("SoftmaxGrad", dstTensor, gradTensor, srcTensor,
+                                                 tiling, isFront, softmaxShapeInfo);
+}
+template <typename T, bool isReuseSource = false, bool isDataFormatNZ = false>
+void SoftmaxGrad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                 const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>&,
+                 const SoftMaxTiling& tiling, bool isFront = false,
+                 const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  adv_detail::SoftmaxGradImpl<T, isDataFormatNZ>("SoftmaxGrad", dstTensor, gradTensor, srcTensor,
+                                                 tiling, isFront, softmaxShapeInfo);
+}
+template <typename T, bool isBasicBlock = false, bool isDataFormatNZ = false>
+void SoftmaxGradFront(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                      const LocalTensor<T>& srcTensor, const SoftMaxTiling& tiling,
+                      const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  adv_detail::SoftmaxGradImpl<T, isDataFormatNZ>("SoftmaxGradFront", dstTensor, gradTensor,
+                                                 srcTensor, tiling, true, softmaxShapeInfo);
+}
+template <typename T, bool isBasicBlock = false, bool isDataFormatNZ = false>
+void SoftmaxGradFront(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                      const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>&,
+                      const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  adv_detail::SoftmaxGradImpl<T, isDataFormatNZ>("SoftmaxGradFront", dstTensor, gradTensor,
+                                                 srcTensor, tiling, true, softmaxShapeInfo);
+}
+
+}  // namespace adv_api
+using namespace adv_api;
+}  // namespace AscendC
