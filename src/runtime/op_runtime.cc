@@ -499,19 +499,16 @@ Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
 
 // Checks one tensor argument: valid description, and memory behind it when it is not empty. This
 // runs on every call, so the error text is only built when there is an error.
-// `*storage` receives the tensor's storage bytes.
-Status CheckTensor(const std::string& op, const char* role, size_t index, const TensorArg& t,
-                   uint64_t* storage) {
+// The tensor's address: not null when it holds bytes, and in checked mode a device allocation
+// with room for them.
+Status CheckAddress(const std::string& op, const char* role, size_t index, const TensorArg& t,
+                    uint64_t bytes) {
+  if (bytes == 0) return OkStatus();
   const auto name = [&] { return op + " " + role + " " + std::to_string(index); };
-  Status st = t.desc.Validate();
-  if (!st.ok()) return Status(st.code(), name() + ": " + std::string(st.message()));
-  TESSERA_ASSIGN_OR_RETURN(int64_t bytes, t.desc.StorageBytes());
-  *storage = bytes > 0 ? static_cast<uint64_t>(bytes) : 0;
-  if (bytes > 0 && t.address == nullptr)
-    return InvalidArgument(name() + ": device address is null");
-  if (bytes > 0 && device::CheckedMode()) {
+  if (t.address == nullptr) return InvalidArgument(name() + ": device address is null");
+  if (device::CheckedMode()) {
     const size_t available = device::DeviceBytesFrom(t.address);
-    if (available < static_cast<size_t>(bytes)) {
+    if (available < bytes) {
       return InvalidArgument(name() + ": " + std::to_string(bytes) + " bytes of " +
                              t.desc.ToString() +
                              " do not fit the device allocation at its address (" +
@@ -519,6 +516,20 @@ Status CheckTensor(const std::string& op, const char* role, size_t index, const 
     }
   }
   return OkStatus();
+}
+
+// Checks one tensor argument: valid description, and memory behind it when it is not empty;
+// `*storage` receives its storage bytes. The error text is only built when there is an error.
+Status CheckTensor(const std::string& op, const char* role, size_t index, const TensorArg& t,
+                   uint64_t* storage) {
+  Status st = t.desc.Validate();
+  if (!st.ok()) {
+    return Status(st.code(),
+                  op + " " + role + " " + std::to_string(index) + ": " + std::string(st.message()));
+  }
+  TESSERA_ASSIGN_OR_RETURN(int64_t bytes, t.desc.StorageBytes());
+  *storage = bytes > 0 ? static_cast<uint64_t>(bytes) : 0;
+  return CheckAddress(op, role, index, t, *storage);
 }
 
 // The plans of this thread's last calls, in front of the shared cache: a repeated call finds its
@@ -529,33 +540,38 @@ std::atomic<uint64_t> g_memo_hits{0};
 
 class PlanMemo {
  public:
-  std::shared_ptr<const Plan> Find(const std::string& key) {
+  // A call whose key is an entry's was checked already: its tensors' descriptions are valid and
+  // their storage bytes are the entry's (only the addresses are new).
+  struct Entry {
+    std::string key;
+    std::shared_ptr<const Plan> plan;
+    uint64_t generation = 0;
+    std::array<uint64_t, OpExecutor::kMaxTensors> storage;  // of each tensor, inputs then outputs
+  };
+  const Entry* Find(const std::string& key) {
     const uint64_t generation = g_cache_generation.load(std::memory_order_acquire);
-    for (Entry& e : entries_) {
+    for (const Entry& e : entries_) {
       if (e.generation == generation && e.key.size() == key.size() &&
           std::memcmp(e.key.data(), key.data(), key.size()) == 0) {
         g_memo_hits.fetch_add(1, std::memory_order_relaxed);
-        return e.plan;
+        return &e;
       }
     }
     return nullptr;
   }
   // `generation`: read before the plan was looked up in the cache, so a plan from before a
   // concurrent Clear is not kept as current.
-  void Keep(const std::string& key, std::shared_ptr<const Plan> plan, uint64_t generation) {
+  void Keep(const std::string& key, std::shared_ptr<const Plan> plan, uint64_t generation,
+            const std::array<uint64_t, OpExecutor::kMaxTensors>& storage, size_t tensors) {
     Entry& e = entries_[next_];
     next_ = (next_ + 1) % entries_.size();
     e.key.assign(key);
     e.plan = std::move(plan);
     e.generation = generation;
+    std::copy_n(storage.begin(), tensors, e.storage.begin());
   }
 
  private:
-  struct Entry {
-    std::string key;
-    std::shared_ptr<const Plan> plan;
-    uint64_t generation = 0;
-  };
   std::array<Entry, 8> entries_;
   size_t next_ = 0;
 };
@@ -717,28 +733,48 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
         call.op_type + ": " + std::to_string(call.inputs.size() + call.outputs.size()) +
         " tensors; a call takes at most " + std::to_string(OpExecutor::kMaxTensors));
   }
-  std::array<uint64_t, OpExecutor::kMaxTensors> storage{};  // inputs, then outputs
-  for (size_t i = 0; i < call.inputs.size(); ++i) {
-    if (call.inputs[i]) {
-      TESSERA_RETURN_IF_ERROR(CheckTensor(call.op_type, "input", i, *call.inputs[i], &storage[i]));
-    }
-  }
-  for (size_t i = 0; i < call.outputs.size(); ++i) {
-    TESSERA_RETURN_IF_ERROR(
-        CheckTensor(call.op_type, "output", i, call.outputs[i], &storage[call.inputs.size() + i]));
-  }
   PackageRuntime& rt = PackageRuntime::Get();
   std::shared_ptr<const Plan> plan;
+  std::array<uint64_t, OpExecutor::kMaxTensors> storage;  // inputs, then outputs
+  const size_t num_inputs = call.inputs.size();
+  const size_t num_tensors = num_inputs + call.outputs.size();
+  const PlanMemo::Entry* memo =
+      MemoEnabled()
+          ? ThreadMemo().Find(CacheKey(call, call.attrs.empty()
+                                                 ? nullptr
+                                                 : rt.RunTimeNames(call.op_type, call.package_dir)))
+          : nullptr;
+  if (memo != nullptr) {
+    plan = memo->plan;
+    std::copy_n(memo->storage.begin(), num_tensors, storage.begin());
+    for (size_t i = 0; i < num_inputs; ++i) {
+      if (call.inputs[i])
+        TESSERA_RETURN_IF_ERROR(
+            CheckAddress(call.op_type, "input", i, *call.inputs[i], storage[i]));
+    }
+    for (size_t i = 0; i < call.outputs.size(); ++i) {
+      TESSERA_RETURN_IF_ERROR(
+          CheckAddress(call.op_type, "output", i, call.outputs[i], storage[num_inputs + i]));
+    }
+  } else {
+    std::fill_n(storage.begin(), num_tensors, 0);
+    for (size_t i = 0; i < num_inputs; ++i) {
+      if (call.inputs[i])
+        TESSERA_RETURN_IF_ERROR(
+            CheckTensor(call.op_type, "input", i, *call.inputs[i], &storage[i]));
+    }
+    for (size_t i = 0; i < call.outputs.size(); ++i) {
+      TESSERA_RETURN_IF_ERROR(
+          CheckTensor(call.op_type, "output", i, call.outputs[i], &storage[num_inputs + i]));
+    }
+  }
   // The key leaves out the values of the attributes the op takes at run time. Which those are is
   // known once a plan was built; a plan built for a key that guessed wrong is not cached under it
   // (the next attempt uses the names just learnt).
-  for (int attempt = 0;; ++attempt) {
+  for (int attempt = 0; memo == nullptr; ++attempt) {
     const std::vector<std::string>* names =
         call.attrs.empty() ? nullptr : rt.RunTimeNames(call.op_type, call.package_dir);
     const std::string& key = CacheKey(call, names);
-    if (MemoEnabled()) {
-      if ((plan = ThreadMemo().Find(key))) break;
-    }
     const uint64_t generation = g_cache_generation.load(std::memory_order_acquire);
     bool guessed_wrong = false;
     // One pointer captured, so the builder fits std::function's inline storage (a hit allocates
@@ -782,7 +818,9 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
     if ((guessed_wrong || learnt) && attempt == 0) continue;
     TESSERA_ASSIGN_OR_RETURN(plan, std::move(got));
     // A build may have run a nested stage 1 that reused this thread's key buffer: rebuild it.
-    if (MemoEnabled()) ThreadMemo().Keep(hit ? key : CacheKey(call, names), plan, generation);
+    if (MemoEnabled()) {
+      ThreadMemo().Keep(hit ? key : CacheKey(call, names), plan, generation, storage, num_tensors);
+    }
     break;
   }
   *workspace_size = plan->workspace;

@@ -237,12 +237,24 @@ void PrintTable(const std::vector<bench::CaseResult>& results,
   std::printf(
       "GB/s: every input read once + every output written once, per second. limit: a SIMD loop "
       "with the same streams\nand streaming stores; x limit / x Eigen: medians of per-round time "
-      "ratios (> 1 = tessera faster).\n");
+      "ratios (> 1 = tessera faster);\ntorch: libtorch with as many threads, measured right "
+      "after the case; x torch = its median time / tessera's.\n");
   if (any_ceiling) {
     std::printf(
         "in-cache: the same operator on ~1M cache-resident elements, its compute ceiling; * = "
         "below the limit\n(compute-bound: compare GB/s with the ceiling rather than the limit).\n");
   }
+  if (!call) return;
+  if (!call->ran) {
+    std::printf("1K Add call: %s\n", call->error.c_str());
+    return;
+  }
+  std::printf("1K Add call (GetWorkspaceSize + Add + synchronize, fp32 1024): %.3f us",
+              call->tessera_us);
+  if (call->torch_us) {
+    std::printf("; torch.add %.3f us; x torch %.2f", *call->torch_us, *call->ratio_torch);
+  }
+  std::printf("\n");
 }
 
 }  // namespace
