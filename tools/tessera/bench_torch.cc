@@ -74,7 +74,7 @@ std::string TorchPeerUnavailableReason() {
 }
 
 std::optional<double> TorchSeconds(const std::string& op, int64_t elements, int threads, int rounds,
-                                   std::string* why) {
+                                   bool thread_cpu_time, std::string* why) {
   TorchPeerFn fn = TorchPeer();
   if (fn == nullptr) {
     *why = TorchPeerUnavailableReason();
@@ -82,7 +82,8 @@ std::optional<double> TorchSeconds(const std::string& op, int64_t elements, int 
   }
   double seconds = 0;
   char error[512] = {};
-  if (fn(op.c_str(), elements, threads, rounds, &seconds, error, sizeof(error)) != 0) {
+  if (fn(op.c_str(), elements, threads, rounds, thread_cpu_time ? 1 : 0, &seconds, error,
+         sizeof(error)) != 0) {
     *why = error;
     return std::nullopt;
   }

@@ -10,9 +10,12 @@
 extern "C" {
 // Median seconds of one call of `op` ("add", "mul", "sigmoid", "gelu_tanh", "gelu_erf", "fma":
 // c + a * b, "cast_bf16": fp32 -> bf16) on `elements` fp32 elements with `threads` threads, over
-// `rounds` rounds of ~2 ms each. 0 on success; otherwise the reason is written to `error`.
+// `rounds` rounds of ~2 ms each, by the wall clock or, with `thread_cpu_time`, by the calling
+// thread's CPU time (for calls too small to use a second thread: on a loaded machine wall time
+// mostly measures other processes). 0 on success; otherwise the reason is written to `error`.
 int tessera_torch_peer_seconds(const char* op, int64_t elements, int threads, int rounds,
-                               double* seconds, char* error, size_t error_size);
+                               int thread_cpu_time, double* seconds, char* error,
+                               size_t error_size);
 }
 
 namespace tessera::cli {
@@ -29,6 +32,6 @@ std::string TorchPeerUnavailableReason();
 
 // Median seconds per call of the torch peer of `op`, or nullopt (reason in *why).
 std::optional<double> TorchSeconds(const std::string& op, int64_t elements, int threads, int rounds,
-                                   std::string* why);
+                                   bool thread_cpu_time, std::string* why);
 
 }  // namespace tessera::cli

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <exception>
 #include <string>
 #include <vector>
@@ -16,7 +17,13 @@
 
 namespace {
 
-double Now() {
+// Seconds by the wall clock, or by the calling thread's CPU time.
+double Now(bool thread_cpu_time) {
+  if (thread_cpu_time) {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  }
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
@@ -57,7 +64,8 @@ struct TorchCall {
 }  // namespace
 
 extern "C" int tessera_torch_peer_seconds(const char* op, int64_t elements, int threads, int rounds,
-                                          double* seconds, char* error, size_t error_size) {
+                                          int thread_cpu_time, double* seconds, char* error,
+                                          size_t error_size) {
   const auto fail = [&](const std::string& why) {
     if (error != nullptr && error_size > 0) std::snprintf(error, error_size, "%s", why.c_str());
     return 1;
@@ -65,21 +73,22 @@ extern "C" int tessera_torch_peer_seconds(const char* op, int64_t elements, int 
   if (op == nullptr || seconds == nullptr || elements <= 0 || threads <= 0 || rounds <= 0)
     return fail("torch peer: bad arguments");
   try {
+    const bool cpu = thread_cpu_time != 0;
     at::set_num_threads(threads);
     TorchCall call(op, elements);
     if (!call.Known()) return fail(std::string("torch peer: unknown op '") + op + "'");
     // Calls per round: enough for ~2 ms, so a round of a tiny call is not one clock tick.
     call.Run();
-    const double t0 = Now();
+    const double t0 = Now(cpu);
     call.Run();
-    const double once = std::max(Now() - t0, 1e-9);
+    const double once = std::max(Now(cpu) - t0, 1e-9);
     const int64_t per_round = std::clamp<int64_t>(static_cast<int64_t>(2e-3 / once), 1, 100000);
     std::vector<double> times;
     for (int r = 0; r < rounds; ++r) {
-      const double start = Now();
+      const double start = Now(cpu);
       for (int64_t i = 0; i < per_round; ++i)
         call.Run();
-      times.push_back((Now() - start) / static_cast<double>(per_round));
+      times.push_back((Now(cpu) - start) / static_cast<double>(per_round));
     }
     std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
     *seconds = times[times.size() / 2];
