@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "arena_cache.h"
+#include "block_pool.h"
 #include "block_state.h"
 #include "launch_job.h"
 #include "memory_registry.h"
@@ -111,49 +112,13 @@ LaunchJob::LaunchJob(LaunchRequest&& request, std::string name, const ArchSpec& 
       schedule_(ScheduleFromEnvironment(request_.config.block_dim, cores_per_group_, name_)),
       turn_given_(schedule_ ? new std::atomic<bool>[total()]() : nullptr) {}
 
-namespace {
-
-// Freed launch jobs, threaded through their own memory (at most 256 kept).
-struct JobPool {
-  std::mutex mu;
-  void* head = nullptr;
-  size_t count = 0;
-};
-
-JobPool& Jobs() {
-  static JobPool* pool = new JobPool();  // immortal: launches may end after main
-  return *pool;
-}
-
-}  // namespace
-
+// Launch jobs come back to a pool (per thread first): a launch allocates no job.
 void* LaunchJob::operator new(size_t size) {
-  JobPool& pool = Jobs();
-  if (size == sizeof(LaunchJob)) {
-    std::lock_guard<std::mutex> lock(pool.mu);
-    if (pool.head != nullptr) {
-      void* p = pool.head;
-      pool.head = *static_cast<void**>(p);
-      --pool.count;
-      return p;
-    }
-  }
-  return ::operator new(size);
+  return BlockPool<LaunchJob>::Take(size);
 }
 
 void LaunchJob::operator delete(void* p, size_t size) {
-  constexpr size_t kMaxPooled = 256;
-  JobPool& pool = Jobs();
-  if (p != nullptr && size == sizeof(LaunchJob)) {
-    std::lock_guard<std::mutex> lock(pool.mu);
-    if (pool.count < kMaxPooled) {
-      *static_cast<void**>(p) = pool.head;
-      pool.head = p;
-      ++pool.count;
-      return;
-    }
-  }
-  ::operator delete(p);
+  BlockPool<LaunchJob>::Give(p, size);
 }
 
 LaunchJob::~LaunchJob() {

@@ -70,8 +70,9 @@ int64_t SteadyNowNs() {
 
 void WaitForCounter(std::atomic<uint64_t>& counter, uint64_t target,
                     std::atomic<uint32_t>& waiters) {
-  // Spin ~20 us (a spinning worker answers in well under a microsecond), then yield for ~2 ms,
-  // then sleep on the futex.
+  // Done already (an inline launch): no clock read. Otherwise spin ~20 us (a spinning worker
+  // answers in well under a microsecond), then yield for ~2 ms, then sleep on the futex.
+  if (counter.load(std::memory_order_acquire) >= target) return;
   const int64_t start = SteadyNowNs();
   for (uint32_t i = 0;; ++i) {
     if (counter.load(std::memory_order_acquire) >= target) return;

@@ -87,7 +87,13 @@ WorkerPool::WorkerPool() {
 void WorkerPool::Submit(Job* job) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(job);
+    job->next_queued_ = nullptr;
+    if (queue_tail_ != nullptr) {
+      queue_tail_->next_queued_ = job;
+    } else {
+      queue_head_ = job;
+    }
+    queue_tail_ = job;
     queued_.fetch_add(1, std::memory_order_seq_cst);
   }
   epoch_.fetch_add(1, std::memory_order_seq_cst);
@@ -97,14 +103,15 @@ void WorkerPool::Submit(Job* job) {
 bool WorkerPool::TryTake(Job** job, uint32_t* index, uint32_t* count) {
   if (queued_.load(std::memory_order_acquire) == 0) return false;
   std::lock_guard<std::mutex> lock(mu_);
-  if (queue_.empty()) return false;
-  Job* front = queue_.front();
+  Job* front = queue_head_;
+  if (front == nullptr) return false;
   *job = front;
   *index = front->next_unassigned_;
   *count = std::min(front->take_unit_, front->total() - *index);
   front->next_unassigned_ += *count;
   if (front->next_unassigned_ == front->total()) {
-    queue_.pop_front();
+    queue_head_ = front->next_queued_;
+    if (queue_head_ == nullptr) queue_tail_ = nullptr;
     queued_.fetch_sub(1, std::memory_order_seq_cst);
   }
   return true;

@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -51,6 +50,7 @@ class Job {
   const bool uses_fibers_;
   const uint32_t take_unit_;
   uint32_t next_unassigned_ = 0;  // guarded by the pool's queue mutex
+  Job* next_queued_ = nullptr;    // the pool's queue is a list through its jobs (no allocation)
   std::atomic<uint32_t> finished_{0};
 };
 
@@ -72,7 +72,8 @@ class WorkerPool {
   bool TryTake(Job** job, uint32_t* index, uint32_t* count);
 
   std::mutex mu_;
-  std::deque<Job*> queue_;  // jobs with blocks not yet taken
+  Job* queue_head_ = nullptr;  // jobs with blocks not yet taken, oldest first
+  Job* queue_tail_ = nullptr;
   std::atomic<uint32_t> queued_{0};
   std::atomic<uint32_t> epoch_{0};
   std::atomic<uint32_t> parked_{0};

@@ -952,15 +952,18 @@ class Engine {
   const tile::ProgramView& prog_;
   const uint32_t tile_;
   const bool checked_;
-  std::vector<const void*> regs_;  // current value of each register (scratch or global memory)
-  std::vector<void*> scratch_;     // each register's own micro-tile in UB
-  std::vector<uint8_t> uniform_;   // register holds one value in every lane
-  std::vector<uint32_t*> racc_;    // RA accumulators (value row, then compensation row)
-  std::vector<float*> widened_;    // per operand: its row widened to fp32 in UB, or null
+  // Per-block tables, in place for typical programs (a block allocates nothing).
+  static constexpr size_t kInlineRegs = 64;
+  static constexpr size_t kInlineReduced = 8;
+  InlineVector<const void*, kInlineRegs> regs_;    // current value of each register (UB or GM)
+  InlineVector<void*, kInlineRegs> scratch_;       // each register's own micro-tile in UB
+  InlineVector<uint8_t, kInlineRegs> uniform_;     // register holds one value in every lane
+  InlineVector<uint32_t*, kInlineReduced> racc_;   // RA accumulators (value, then compensation row)
+  InlineVector<float*, kInlineOperands> widened_;  // per operand: its row widened to fp32, or null
   std::byte* spill_ = nullptr;
-  std::vector<double> acc_;    // AR fp32 accumulators of the current row
-  std::vector<int64_t> iacc_;  // AR int32 accumulators of the current row
-  std::vector<uint32_t> fin_;  // finished AR results of the current row (lane bits)
+  InlineVector<double, kInlineReduced> acc_;    // AR fp32 accumulators of the current row
+  InlineVector<int64_t, kInlineReduced> iacc_;  // AR int32 accumulators of the current row
+  InlineVector<uint32_t, kInlineReduced> fin_;  // finished AR results of the current row (bits)
 };
 
 }  // namespace

@@ -149,6 +149,17 @@ void* AllocateHandleMemory(size_t size) {
   return ::operator new(size);
 }
 
+bool AllLive(HandleKind kind, const void* const* handles, size_t count) {
+  HandleRegistry& r = Handles();
+  std::shared_lock lock(r.mu);
+  for (size_t i = 0; i < count; ++i) {
+    if (handles[i] == nullptr) continue;
+    const auto it = r.live.find(handles[i]);
+    if (it == r.live.end() || it->second != kind) return false;
+  }
+  return true;
+}
+
 Status CheckHandle(const char* api, const char* what, HandleKind kind, const void* handle) {
   if (handle == nullptr) {
     return InvalidArgument(std::string(api) + ": " + what + " is NULL");

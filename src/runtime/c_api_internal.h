@@ -49,6 +49,9 @@ bool UnregisterHandle(HandleKind kind, const void* handle);
 // OK when `handle` is a live handle of `kind`; otherwise InvalidArgument "<api>: <what> 0x... is
 // not a live <kind> (destroyed, or not created by this library)". A null handle is an error too.
 Status CheckHandle(const char* api, const char* what, HandleKind kind, const void* handle);
+// True when every non-null entry of `handles` is a live handle of `kind`: the fast path of a
+// call's tensor checks (one shared lock; CheckHandle then says which one is not).
+bool AllLive(HandleKind kind, const void* const* handles, size_t count);
 
 // Frees the memory (`size` bytes from ::operator new) of a destroyed handle later, after 1024 more
 // handles were destroyed, so a handle used right after its destruction is not yet the address of

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <shared_mutex>
 
+#include "device/block_pool.h"
 #include "runtime/package/package.h"
 #include "tessera/device/device.h"
 #include "tessera/device/launch.h"
@@ -82,48 +83,7 @@ struct Plan {
 
 namespace {
 
-// Freed blocks of one size, threaded through their own memory (at most 1024 kept): executors and
-// launch payloads, made once per call, are reused instead of allocated.
-class BlockPool {
- public:
-  explicit BlockPool(size_t block_size) : block_size_(block_size) {}
-  void* Take(size_t size) {
-    if (size == block_size_) {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (head_ != nullptr) {
-        void* p = head_;
-        head_ = *static_cast<void**>(p);
-        --count_;
-        return p;
-      }
-    }
-    return ::operator new(size);
-  }
-  void Give(void* p, size_t size) {
-    constexpr size_t kMaxPooled = 1024;
-    if (p != nullptr && size == block_size_) {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (count_ < kMaxPooled) {
-        *static_cast<void**>(p) = head_;
-        head_ = p;
-        ++count_;
-        return;
-      }
-    }
-    ::operator delete(p);
-  }
-
- private:
-  const size_t block_size_;
-  std::mutex mu_;
-  void* head_ = nullptr;
-  size_t count_ = 0;
-};
-
-BlockPool& ExecutorBlocks() {
-  static BlockPool* pool = new BlockPool(sizeof(OpExecutor));  // immortal: executors outlive main
-  return *pool;
-}
+using device::detail::BlockPool;
 
 // Kernel parameters travel by value into the launch, with the call's own tiling bytes when its op
 // has run-time attributes (the last parameter then points at them).
@@ -143,17 +103,12 @@ struct LaunchPayload {
   static void operator delete(void* p, size_t size);
 };
 
-BlockPool& PayloadBlocks() {
-  static BlockPool* pool = new BlockPool(sizeof(LaunchPayload));  // immortal, as launches
-  return *pool;
-}
-
 void* LaunchPayload::operator new(size_t size) {
-  return PayloadBlocks().Take(size);
+  return BlockPool<LaunchPayload>::Take(size);
 }
 
 void LaunchPayload::operator delete(void* p, size_t size) {
-  PayloadBlocks().Give(p, size);
+  BlockPool<LaunchPayload>::Give(p, size);
 }
 
 void RunEntry(void* payload) {
@@ -544,16 +499,16 @@ Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
 
 // Checks one tensor argument: valid description, and memory behind it when it is not empty. This
 // runs on every call, so the error text is only built when there is an error.
-Status CheckTensor(const std::string& op, const char* role, size_t index, const TensorArg& t) {
+// The tensor's address: not null when it holds bytes, and in checked mode a device allocation
+// with room for them.
+Status CheckAddress(const std::string& op, const char* role, size_t index, const TensorArg& t,
+                    uint64_t bytes) {
+  if (bytes == 0) return OkStatus();
   const auto name = [&] { return op + " " + role + " " + std::to_string(index); };
-  Status st = t.desc.Validate();
-  if (!st.ok()) return Status(st.code(), name() + ": " + std::string(st.message()));
-  TESSERA_ASSIGN_OR_RETURN(int64_t bytes, t.desc.StorageBytes());
-  if (bytes > 0 && t.address == nullptr)
-    return InvalidArgument(name() + ": device address is null");
-  if (bytes > 0 && device::CheckedMode()) {
+  if (t.address == nullptr) return InvalidArgument(name() + ": device address is null");
+  if (device::CheckedMode()) {
     const size_t available = device::DeviceBytesFrom(t.address);
-    if (available < static_cast<size_t>(bytes)) {
+    if (available < bytes) {
       return InvalidArgument(name() + ": " + std::to_string(bytes) + " bytes of " +
                              t.desc.ToString() +
                              " do not fit the device allocation at its address (" +
@@ -561,6 +516,74 @@ Status CheckTensor(const std::string& op, const char* role, size_t index, const 
     }
   }
   return OkStatus();
+}
+
+// Checks one tensor argument: valid description, and memory behind it when it is not empty;
+// `*storage` receives its storage bytes. The error text is only built when there is an error.
+Status CheckTensor(const std::string& op, const char* role, size_t index, const TensorArg& t,
+                   uint64_t* storage) {
+  Status st = t.desc.Validate();
+  if (!st.ok()) {
+    return Status(st.code(),
+                  op + " " + role + " " + std::to_string(index) + ": " + std::string(st.message()));
+  }
+  TESSERA_ASSIGN_OR_RETURN(int64_t bytes, t.desc.StorageBytes());
+  *storage = bytes > 0 ? static_cast<uint64_t>(bytes) : 0;
+  return CheckAddress(op, role, index, t, *storage);
+}
+
+// The plans of this thread's last calls, in front of the shared cache: a repeated call finds its
+// plan by its exact key without taking the cache's lock. Entries of an older generation (the
+// cache was cleared since) are never used. Memo hits count as cache hits.
+std::atomic<uint64_t> g_cache_generation{1};
+std::atomic<uint64_t> g_memo_hits{0};
+
+class PlanMemo {
+ public:
+  // A call whose key is an entry's was checked already: its tensors' descriptions are valid and
+  // their storage bytes are the entry's (only the addresses are new).
+  struct Entry {
+    std::string key;
+    std::shared_ptr<const Plan> plan;
+    uint64_t generation = 0;
+    std::array<uint64_t, OpExecutor::kMaxTensors> storage;  // of each tensor, inputs then outputs
+  };
+  const Entry* Find(const std::string& key) {
+    const uint64_t generation = g_cache_generation.load(std::memory_order_acquire);
+    for (const Entry& e : entries_) {
+      if (e.generation == generation && e.key.size() == key.size() &&
+          std::memcmp(e.key.data(), key.data(), key.size()) == 0) {
+        g_memo_hits.fetch_add(1, std::memory_order_relaxed);
+        return &e;
+      }
+    }
+    return nullptr;
+  }
+  // `generation`: read before the plan was looked up in the cache, so a plan from before a
+  // concurrent Clear is not kept as current.
+  void Keep(const std::string& key, std::shared_ptr<const Plan> plan, uint64_t generation,
+            const std::array<uint64_t, OpExecutor::kMaxTensors>& storage, size_t tensors) {
+    Entry& e = entries_[next_];
+    next_ = (next_ + 1) % entries_.size();
+    e.key.assign(key);
+    e.plan = std::move(plan);
+    e.generation = generation;
+    std::copy_n(storage.begin(), tensors, e.storage.begin());
+  }
+
+ private:
+  std::array<Entry, 8> entries_;
+  size_t next_ = 0;
+};
+
+bool MemoEnabled() {
+  static const bool enabled = CacheLimitFromEnv() > 0;  // TESSERA_CACHE_LIMIT=0 disables both
+  return enabled;
+}
+
+PlanMemo& ThreadMemo() {
+  thread_local PlanMemo memo;
+  return memo;
 }
 
 bool Contains(const std::vector<std::string>* names, const std::string& name) {
@@ -673,11 +696,11 @@ Status OpExecutor::SetRunTimeValues(const std::map<std::string, AttrValue>& attr
 }
 
 void* OpExecutor::operator new(size_t size) {
-  return ExecutorBlocks().Take(size);
+  return BlockPool<OpExecutor>::Take(size);
 }
 
 void OpExecutor::operator delete(void* p, size_t size) {
-  ExecutorBlocks().Give(p, size);
+  BlockPool<OpExecutor>::Give(p, size);
 }
 
 Status OpExecutor::SetAddress(size_t index, void* address) {
@@ -705,21 +728,54 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
   if (workspace_size == nullptr) return InvalidArgument("PrepareOp: workspace_size is null");
   if (call.op_type.empty()) return InvalidArgument("PrepareOp: the op type is empty");
   if (call.outputs.empty()) return InvalidArgument(call.op_type + ": no output tensor given");
-  for (size_t i = 0; i < call.inputs.size(); ++i) {
-    if (call.inputs[i])
-      TESSERA_RETURN_IF_ERROR(CheckTensor(call.op_type, "input", i, *call.inputs[i]));
-  }
-  for (size_t i = 0; i < call.outputs.size(); ++i) {
-    TESSERA_RETURN_IF_ERROR(CheckTensor(call.op_type, "output", i, call.outputs[i]));
+  if (call.inputs.size() + call.outputs.size() > OpExecutor::kMaxTensors) {
+    return InvalidArgument(
+        call.op_type + ": " + std::to_string(call.inputs.size() + call.outputs.size()) +
+        " tensors; a call takes at most " + std::to_string(OpExecutor::kMaxTensors));
   }
   PackageRuntime& rt = PackageRuntime::Get();
   std::shared_ptr<const Plan> plan;
+  std::array<uint64_t, OpExecutor::kMaxTensors> storage;  // inputs, then outputs
+  const size_t num_inputs = call.inputs.size();
+  const size_t num_tensors = num_inputs + call.outputs.size();
+  const PlanMemo::Entry* memo =
+      MemoEnabled()
+          ? ThreadMemo().Find(CacheKey(call, call.attrs.empty()
+                                                 ? nullptr
+                                                 : rt.RunTimeNames(call.op_type, call.package_dir)))
+          : nullptr;
+  if (memo != nullptr) {
+    plan = memo->plan;
+    std::copy_n(memo->storage.begin(), num_tensors, storage.begin());
+    for (size_t i = 0; i < num_inputs; ++i) {
+      if (call.inputs[i])
+        TESSERA_RETURN_IF_ERROR(
+            CheckAddress(call.op_type, "input", i, *call.inputs[i], storage[i]));
+    }
+    for (size_t i = 0; i < call.outputs.size(); ++i) {
+      TESSERA_RETURN_IF_ERROR(
+          CheckAddress(call.op_type, "output", i, call.outputs[i], storage[num_inputs + i]));
+    }
+  } else {
+    std::fill_n(storage.begin(), num_tensors, 0);
+    for (size_t i = 0; i < num_inputs; ++i) {
+      if (call.inputs[i])
+        TESSERA_RETURN_IF_ERROR(
+            CheckTensor(call.op_type, "input", i, *call.inputs[i], &storage[i]));
+    }
+    for (size_t i = 0; i < call.outputs.size(); ++i) {
+      TESSERA_RETURN_IF_ERROR(
+          CheckTensor(call.op_type, "output", i, call.outputs[i], &storage[num_inputs + i]));
+    }
+  }
   // The key leaves out the values of the attributes the op takes at run time. Which those are is
   // known once a plan was built; a plan built for a key that guessed wrong is not cached under it
   // (the next attempt uses the names just learnt).
-  for (int attempt = 0;; ++attempt) {
+  for (int attempt = 0; memo == nullptr; ++attempt) {
     const std::vector<std::string>* names =
         call.attrs.empty() ? nullptr : rt.RunTimeNames(call.op_type, call.package_dir);
+    const std::string& key = CacheKey(call, names);
+    const uint64_t generation = g_cache_generation.load(std::memory_order_acquire);
     bool guessed_wrong = false;
     // One pointer captured, so the builder fits std::function's inline storage (a hit allocates
     // nothing).
@@ -729,8 +785,10 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
       const std::vector<std::string>* names;
       bool& guessed_wrong;
     } args{rt, call, names, guessed_wrong};
-    Result<std::shared_ptr<const Plan>> got =
-        rt.cache().GetOrBuild(CacheKey(call, names), [a = &args]() -> Result<Plan> {
+    bool hit = false;
+    Result<std::shared_ptr<const Plan>> got = rt.cache().GetOrBuild(
+        key,
+        [a = &args]() -> Result<Plan> {
           PackageRuntime& rt = a->rt;
           const OpCall& call = a->call;
           const std::vector<std::string>* names = a->names;
@@ -751,30 +809,33 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
                                       "prepared; call again");
           }
           return built;
-        });
+        },
+        &hit);
     // A call that waited on another thread's build shares its verdict: retry when that build
     // learnt the names (its failure says "call again").
     const bool learnt = !got.ok() && !call.attrs.empty() &&
                         rt.RunTimeNames(call.op_type, call.package_dir) != names;
     if ((guessed_wrong || learnt) && attempt == 0) continue;
     TESSERA_ASSIGN_OR_RETURN(plan, std::move(got));
+    // A build may have run a nested stage 1 that reused this thread's key buffer: rebuild it.
+    if (MemoEnabled()) {
+      ThreadMemo().Keep(hit ? key : CacheKey(call, names), plan, generation, storage, num_tensors);
+    }
     break;
   }
-  const auto storage = [](const TensorDesc& d) {
-    Result<int64_t> b = d.StorageBytes();
-    return b.ok() && *b > 0 ? static_cast<uint64_t>(*b) : uint64_t{0};
-  };
   *workspace_size = plan->workspace;
   // BuildPlan checked the tensor count against the kernel's parameters (at most kMaxKernelArgs).
   auto executor = std::make_unique<OpExecutor>(std::move(plan));
   OpExecutor& e = *executor;
   for (const auto& in : call.inputs) {
     e.addresses_[e.count_] = in ? static_cast<uint8_t*>(in->address) : nullptr;
-    e.bytes_[e.count_++] = in ? storage(in->desc) : 0;
+    e.bytes_[e.count_] = storage[e.count_];
+    ++e.count_;
   }
   for (const auto& out : call.outputs) {
     e.addresses_[e.count_] = static_cast<uint8_t*>(out.address);
-    e.bytes_[e.count_++] = storage(out.desc);
+    e.bytes_[e.count_] = storage[e.count_];
+    ++e.count_;
   }
   TESSERA_RETURN_IF_ERROR(executor->SetRunTimeValues(call.attrs));
   return executor;
@@ -805,7 +866,8 @@ Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
                            " bytes of a device allocation start at its address (host memory, " +
                            "freed memory or too small an allocation)");
   }
-  auto payload = std::make_unique<LaunchPayload>();
+  // Default-initialised: the 2.6 KB of argument and tiling arrays are written only as far as used.
+  std::unique_ptr<LaunchPayload> payload(new LaunchPayload);
   payload->entry = plan.entry;
   ArgPack& pack = payload->pack;
   uint32_t n = 0;
@@ -846,6 +908,7 @@ RuntimeStats GetRuntimeStats() {
   PackageRuntime& rt = PackageRuntime::Get();
   RuntimeStats s;
   s.cache = rt.cache().stats();
+  s.cache.hits += g_memo_hits.load(std::memory_order_relaxed);
   s.tiling_calls = rt.tiling_calls.load();
   s.package_lookups = rt.package_lookups.load();
   s.manifest_parses = rt.manifest_parses.load();
@@ -853,6 +916,7 @@ RuntimeStats GetRuntimeStats() {
 }
 
 void ClearParamCache() {
+  g_cache_generation.fetch_add(1, std::memory_order_acq_rel);
   PackageRuntime::Get().cache().Clear();
 }
 

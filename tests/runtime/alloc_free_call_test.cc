@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "builtin_nn.h"  // the built-in package's generated op API
@@ -82,14 +83,6 @@ struct DevTensor {
   }
 };
 
-// Stops counting for its scope. Stage 2 runs the kernel, and the elewise engine behind the
-// elementwise ops still allocates its per-block bookkeeping, so the tests count stage 1 - the
-// cache hit itself, with the executor it hands out - and not the kernel.
-struct NotCounted {
-  bool was = g_counting.exchange(false);
-  ~NotCounted() { g_counting.store(was); }
-};
-
 // Runs `call` `warm` times, then counts the allocations of `counted` more.
 template <class Call>
 uint64_t AllocationsPerCalls(int warm, int counted, Call call) {
@@ -116,32 +109,51 @@ TEST(AllocFreeCallTest, CountingReallyCounts) {
   EXPECT_EQ(n, 10u);
 }
 
-TEST(AllocFreeCallTest, AddCacheHitAllocatesNothing) {
+// The whole call - stage 1 on a cache hit, stage 2 with its kernel, synchronize - allocates
+// nothing, for a one-block launch that runs on the calling thread (1024, 4097 elements) and for a
+// launch whose blocks run on the worker threads (65543 elements: two blocks), on the default
+// stream and on a created one.
+class AddCallAllocTest : public ::testing::TestWithParam<std::tuple<int64_t, bool>> {};
+
+TEST_P(AddCallAllocTest, CacheHitCallAllocatesNothing) {
   if (!TESSERA_COUNTING_MALLOC) GTEST_SKIP() << "sanitizers own malloc";
-  DevTensor a(1024, TSR_FLOAT), b(1024, TSR_FLOAT), c(1024, TSR_FLOAT);
-  std::mt19937 rng(5);
-  std::vector<float> ha(1024), hb(1024);
+  const auto [n, own_stream] = GetParam();
+  const size_t bytes = static_cast<size_t>(n) * 4;
+  DevTensor a(n, TSR_FLOAT), b(n, TSR_FLOAT), c(n, TSR_FLOAT);
+  std::mt19937 rng(static_cast<uint32_t>(n));
+  std::vector<float> ha(static_cast<size_t>(n)), hb(static_cast<size_t>(n));
   for (size_t i = 0; i < ha.size(); ++i) {
     ha[i] = static_cast<float>(rng() % 1000) * 0.5f;
     hb[i] = static_cast<float>(rng() % 1000) * 0.25f;
   }
-  ASSERT_EQ(tsrMemcpy(a.dev, 4096, ha.data(), 4096, TSR_MEMCPY_HOST_TO_DEVICE), TSR_SUCCESS);
-  ASSERT_EQ(tsrMemcpy(b.dev, 4096, hb.data(), 4096, TSR_MEMCPY_HOST_TO_DEVICE), TSR_SUCCESS);
+  ASSERT_EQ(tsrMemcpy(a.dev, bytes, ha.data(), bytes, TSR_MEMCPY_HOST_TO_DEVICE), TSR_SUCCESS);
+  ASSERT_EQ(tsrMemcpy(b.dev, bytes, hb.data(), bytes, TSR_MEMCPY_HOST_TO_DEVICE), TSR_SUCCESS);
+  tsrStream stream = nullptr;
+  if (own_stream) {
+    ASSERT_EQ(tsrCreateStream(&stream), TSR_SUCCESS);
+  }
   const auto call = [&] {
     uint64_t ws = 0;
     tsrOpExecutor* exec = nullptr;
-    if (tsrAddGetWorkspaceSize(a.t, b.t, c.t, &ws, &exec) != TSR_SUCCESS) return false;
-    const NotCounted kernel;
-    return tsrAdd(nullptr, 0, exec, nullptr) == TSR_SUCCESS &&
-           tsrSynchronizeStream(nullptr) == TSR_SUCCESS;
+    return tsrAddGetWorkspaceSize(a.t, b.t, c.t, &ws, &exec) == TSR_SUCCESS &&
+           tsrAdd(nullptr, 0, exec, stream) == TSR_SUCCESS &&
+           tsrSynchronizeStream(stream) == TSR_SUCCESS;
   };
   // Warm-up: more calls than the handle quarantine holds, so executors' memory comes back.
   EXPECT_EQ(AllocationsPerCalls(3000, 1000, call), 0u) << tsrGetLastErrorMessage();
-  std::vector<float> hc(1024);
-  ASSERT_EQ(tsrMemcpy(hc.data(), 4096, c.dev, 4096, TSR_MEMCPY_DEVICE_TO_HOST), TSR_SUCCESS);
+  std::vector<float> hc(static_cast<size_t>(n));
+  ASSERT_EQ(tsrMemcpy(hc.data(), bytes, c.dev, bytes, TSR_MEMCPY_DEVICE_TO_HOST), TSR_SUCCESS);
   for (size_t i = 0; i < hc.size(); ++i)
     ASSERT_EQ(hc[i], ha[i] + hb[i]) << i;
+  if (own_stream) {
+    EXPECT_EQ(tsrDestroyStream(stream), TSR_SUCCESS);
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(Sizes, AddCallAllocTest,
+                         ::testing::Combine(::testing::Values(int64_t{1024}, int64_t{4097},
+                                                              (int64_t{1} << 16) + 7),
+                                            ::testing::Bool()));
 
 TEST(AllocFreeCallTest, NewScalarValuesHitWithoutAllocating) {
   if (!TESSERA_COUNTING_MALLOC) GTEST_SKIP() << "sanitizers own malloc";
@@ -152,9 +164,8 @@ TEST(AllocFreeCallTest, NewScalarValuesHitWithoutAllocating) {
     uint64_t ws = 0;
     tsrOpExecutor* exec = nullptr;
     value += 1.0f;
-    if (tsrAddsGetWorkspaceSize(x.t, value, y.t, &ws, &exec) != TSR_SUCCESS) return false;
-    const NotCounted kernel;
-    return tsrAdds(nullptr, 0, exec, nullptr) == TSR_SUCCESS &&
+    return tsrAddsGetWorkspaceSize(x.t, value, y.t, &ws, &exec) == TSR_SUCCESS &&
+           tsrAdds(nullptr, 0, exec, nullptr) == TSR_SUCCESS &&
            tsrSynchronizeStream(nullptr) == TSR_SUCCESS;
   };
   EXPECT_EQ(AllocationsPerCalls(3000, 1000, call), 0u) << tsrGetLastErrorMessage();

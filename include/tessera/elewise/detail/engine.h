@@ -3,13 +3,122 @@
 // no SIMD code and build fast.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <cstring>
+#include <new>
+#include <type_traits>
+#include <utility>
 
 #include "tessera/core/data_type.h"
 #include "tessera/elewise/detail/program.h"
 
 namespace tessera::elewise::block {
+
+// A vector of trivially copyable elements that keeps up to N of them in place and goes to the heap
+// only beyond: the per-block tables (operands, registers) are rebuilt on every launch of every
+// block, and a small launch must not allocate.
+template <class T, size_t N>
+class InlineVector {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+                "InlineVector holds trivially copyable elements only");
+
+ public:
+  InlineVector() = default;
+  InlineVector(const InlineVector& other) { CopyFrom(other); }
+  InlineVector(InlineVector&& other) noexcept { MoveFrom(other); }
+  InlineVector& operator=(const InlineVector& other) {
+    if (this != &other) {
+      size_ = 0;
+      CopyFrom(other);
+    }
+    return *this;
+  }
+  InlineVector& operator=(InlineVector&& other) noexcept {
+    if (this != &other) {
+      ::operator delete(heap_);
+      heap_ = nullptr;
+      capacity_ = N;
+      MoveFrom(other);
+    }
+    return *this;
+  }
+  ~InlineVector() { ::operator delete(heap_); }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T* data() { return heap_ != nullptr ? heap_ : Inline(); }
+  const T* data() const { return heap_ != nullptr ? heap_ : Inline(); }
+  T* begin() { return data(); }
+  T* end() { return data() + size_; }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + size_; }
+  T& operator[](size_t i) { return data()[i]; }
+  const T& operator[](size_t i) const { return data()[i]; }
+  T& back() { return data()[size_ - 1]; }
+
+  void clear() { size_ = 0; }
+  void reserve(size_t n) {
+    if (n > capacity_) Grow(n);
+  }
+  void resize(size_t n) { resize(n, T{}); }
+  void resize(size_t n, const T& value) {
+    reserve(n);
+    for (size_t i = size_; i < n; ++i)
+      ::new (static_cast<void*>(data() + i)) T(value);
+    size_ = n;
+  }
+  void assign(size_t n, const T& value) {
+    size_ = 0;
+    resize(n, value);
+  }
+  void push_back(const T& value) {
+    if (size_ == capacity_) Grow(2 * capacity_);
+    ::new (static_cast<void*>(data() + size_)) T(value);
+    ++size_;
+  }
+  template <class... Args>
+  T& emplace_back(Args&&... args) {
+    push_back(T(std::forward<Args>(args)...));
+    return back();
+  }
+
+ private:
+  T* Inline() { return std::launder(reinterpret_cast<T*>(inline_)); }
+  const T* Inline() const { return std::launder(reinterpret_cast<const T*>(inline_)); }
+  void Grow(size_t n) {
+    T* fresh = static_cast<T*>(::operator new(n * sizeof(T)));
+    if (size_ > 0) std::memcpy(static_cast<void*>(fresh), data(), size_ * sizeof(T));
+    ::operator delete(heap_);
+    heap_ = fresh;
+    capacity_ = n;
+  }
+  void CopyFrom(const InlineVector& other) {
+    reserve(other.size_);
+    if (other.size_ > 0)
+      std::memcpy(static_cast<void*>(data()), other.data(), other.size_ * sizeof(T));
+    size_ = other.size_;
+  }
+  // `this` holds no heap block.
+  void MoveFrom(InlineVector& other) {
+    if (other.heap_ != nullptr) {
+      heap_ = std::exchange(other.heap_, nullptr);
+      capacity_ = std::exchange(other.capacity_, N);
+    } else if (other.size_ > 0) {
+      std::memcpy(static_cast<void*>(Inline()), other.Inline(), other.size_ * sizeof(T));
+    }
+    size_ = std::exchange(other.size_, 0);
+  }
+
+  alignas(T) unsigned char inline_[N * sizeof(T)];
+  T* heap_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = N;
+};
+
+// Operands kept in place per block (op kernels take at most 16 parameters); more go to the heap.
+inline constexpr size_t kInlineOperands = 16;
+inline constexpr size_t kInlineAttrs = 8;
 
 // How the 2-D view [rows, cols] is walked.
 enum class Traversal : uint8_t {
@@ -37,8 +146,8 @@ struct Operand {
 
 struct BlockParams {
   tile::ProgramView program;
-  std::vector<Operand> operands;    // PlaceHolder N is operands[N - 1]
-  std::vector<uint32_t> attr_bits;  // fp32 or int32 bit pattern of each program attribute
+  InlineVector<Operand, kInlineOperands> operands;  // PlaceHolder N is operands[N - 1]
+  InlineVector<uint32_t, kInlineAttrs> attr_bits;   // fp32 or int32 bits of each program attribute
   Traversal traversal = Traversal::kFlat;
   int64_t rows = 1;
   int64_t cols = 1;

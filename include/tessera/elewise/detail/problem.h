@@ -21,8 +21,8 @@ struct Problem {
   // axis broadcast, a strided view): the rows' N-D shape, as block::BlockParams::row_dims.
   uint32_t row_rank = 0;
   int64_t row_dims[block::kMaxRowDims] = {};
-  std::vector<block::Operand> operands;
-  std::vector<uint32_t> attr_bits;
+  block::InlineVector<block::Operand, block::kInlineOperands> operands;
+  block::InlineVector<uint32_t, block::kInlineAttrs> attr_bits;
   uint64_t output_bytes = 0;  // bytes the launch writes to tensors
 
   // Work units the kernel schedule splits: elements (flat), rows (AR) or columns (RA).
