@@ -13,7 +13,9 @@ int main(int argc, char** argv) {
   tessera::cli::VerifyOptions verify;
   tessera::cli::OpCallOptions tiling;
   tessera::cli::RunOptions run;
+#if TESSERA_CLI_HAS_BENCH
   tessera::cli::BenchOptions bench;
+#endif
   tessera::cli::TraceOptions trace;
   tessera::cli::AscendcCheckOptions ascendc_check;
   tessera::cli::AddInfoCommand(app, info);
@@ -21,7 +23,9 @@ int main(int argc, char** argv) {
   tessera::cli::AddPackagesCommand(app, packages);
   tessera::cli::AddTilingCommand(app, tiling);
   tessera::cli::AddRunCommand(app, run);
+#if TESSERA_CLI_HAS_BENCH
   tessera::cli::AddBenchCommand(app, bench);
+#endif
   tessera::cli::AddDemoCommand(app, demo);
   tessera::cli::AddVerifyCommand(app, verify);
   tessera::cli::AddTraceCommand(app, trace);
@@ -32,7 +36,9 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("packages")) return tessera::cli::RunPackages(packages);
   if (app.got_subcommand("tiling")) return tessera::cli::RunTilingCommand(tiling);
   if (app.got_subcommand("run")) return tessera::cli::RunOpCommand(run);
+#if TESSERA_CLI_HAS_BENCH
   if (app.got_subcommand("bench")) return tessera::cli::RunBench(bench);
+#endif
   if (app.got_subcommand("demo")) return tessera::cli::RunDemo(demo);
   if (app.got_subcommand("verify")) return tessera::cli::RunVerify(verify);
   if (app.got_subcommand("trace")) return tessera::cli::RunTrace(trace);
