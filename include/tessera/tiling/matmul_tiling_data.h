@@ -80,9 +80,9 @@ namespace tessera::tiling {
 // computes one (non-batched) matrix product and requires them to be 0.
 #if __cplusplus >= 202002L
 #define TESSERA_CUBE_TILING_FIELD_(name) TESSERA_TILING_FIELD_DEF_INT32_(name)
-BEGIN_TILING_DATA_DEF(TCubeTiling)
+TESSERA_BEGIN_TILING_DATA_DEF_(TCubeTiling)
 TESSERA_CUBE_TILING_FIELDS_(TESSERA_CUBE_TILING_FIELD_)
-END_TILING_DATA_DEF;
+TESSERA_END_TILING_DATA_DEF_;
 #else
 #define TESSERA_CUBE_TILING_FIELD_(name) int32_t name{};
 struct TCubeTiling {

@@ -327,7 +327,11 @@ inline T GetTilingData(const uint8_t* tiling) {
 // one struct 0, 1, 2, ... so the table can be collected with an index_sequence once the struct is
 // complete (offsetof needs a complete type).
 
-#define BEGIN_TILING_DATA_DEF(struct_name)                                  \
+#define BEGIN_TILING_DATA_DEF(struct_name) TESSERA_BEGIN_TILING_DATA_DEF_(struct_name)
+
+// The same under names the vendor header register/tilingdata_base.h does not redefine, for
+// tessera's own structs that vendor code includes (TCubeTiling), whatever the include order.
+#define TESSERA_BEGIN_TILING_DATA_DEF_(struct_name)                         \
   struct struct_name {                                                      \
     using TesseraSelf_ = struct_name;                                       \
     static constexpr ::std::string_view kTesseraTilingName_ = #struct_name; \
@@ -374,7 +378,8 @@ inline T GetTilingData(const uint8_t* tiling) {
   int32_t field_name{__VA_ARGS__};                       \
   TESSERA_TILING_REGISTER_ANY_FIELD_(field_name)
 
-#define END_TILING_DATA_DEF                                                               \
+#define END_TILING_DATA_DEF TESSERA_END_TILING_DATA_DEF_
+#define TESSERA_END_TILING_DATA_DEF_                                                      \
   static constexpr int kTesseraFieldCount_ = __COUNTER__ - kTesseraCounterBase_ - 1;      \
   static_assert(kTesseraFieldCount_ > 0, "A TilingData struct needs at least one field"); \
   }
