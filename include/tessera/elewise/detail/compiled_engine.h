@@ -127,13 +127,20 @@ class Engine {
 
  public:
   Engine(const block::BlockParams& p, std::byte* spill)
-      : p_(p), tile_(p.tile_elems), spill_(spill) {
-    for (size_t i = 0; i < kData.params.size(); ++i) {
+      : p_(p), tile_(p.tile_elems), spill_(spill), dense_inputs_(DenseInputs(p)) {
+    for (size_t i = 0; i < kData.params.size(); ++i)
       stream_[i] = p.stream_outputs && !kData.params[i].read_after_write;
-      dense_inputs_ = dense_inputs_ &&
-                      (!kData.params[i].is_tensor || kData.params[i].usage == ParamUsage::OUT ||
-                       p.operands[i].col_stride == 1);
+  }
+
+  // Whether every tensor input has unit column stride.
+  static bool DenseInputs(const block::BlockParams& p) {
+    for (size_t i = 0; i < kData.params.size(); ++i) {
+      if (kData.params[i].is_tensor && kData.params[i].usage != ParamUsage::OUT &&
+          p.operands[i].col_stride != 1) {
+        return false;
+      }
     }
+    return true;
   }
 
   void Run(int64_t begin, int64_t count) {
@@ -340,10 +347,16 @@ class Engine {
 
   // ---- one micro-tile of one pass ---------------------------------------------------------------
 
+  // Programs with reductions are compiled for dense inputs only (RunBlock checks), which halves
+  // their code.
   template <size_t P>
   HWY_INLINE void Tile(int64_t c, uint32_t len) {
-    if (dense_inputs_) return TileOf<P, true>(c, len);
-    TileOf<P, false>(c, len);
+    if constexpr (kData.has_reduction) {
+      TileOf<P, true>(c, len);
+    } else {
+      if (dense_inputs_) return TileOf<P, true>(c, len);
+      TileOf<P, false>(c, len);
+    }
   }
 
   template <size_t P, bool kDense>
@@ -687,7 +700,7 @@ class Engine {
   const block::BlockParams& p_;
   const uint32_t tile_;
   std::byte* const spill_;
-  bool dense_inputs_ = true;      // every tensor input has unit column stride
+  const bool dense_inputs_;       // every tensor input has unit column stride
   char* row_[kParams] = {};       // each tensor's current row
   uint32_t bcast_[kParams] = {};  // a column-broadcast tensor's value in the current row
   bool stream_[kParams] = {};     // non-temporal stores for this output
@@ -707,7 +720,8 @@ template <class Prog>
 void RunBlock(const block::BlockParams& p, int64_t begin, int64_t count) {
   if (count <= 0) return;
   const device::BlockContext* ctx = device::CurrentBlock();
-  if (!UsesCompiled<Prog>() || ctx == nullptr || ctx->checked || device::RecordingGmAccess()) {
+  if (!UsesCompiled<Prog>() || ctx == nullptr || ctx->checked || device::RecordingGmAccess() ||
+      (Prog::kData.has_reduction && !Engine<Prog>::DenseInputs(p))) {
     return block::RunBlock(p, begin, count);
   }
   std::byte* spill = nullptr;
