@@ -16,6 +16,7 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -124,6 +125,54 @@ class Engine {
       hn::MaxLanes(DF()) * 2 >= 16 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128;
 
   using Acc = VF[kReduced][4];
+
+  // Instructions whose value is the same in every lane (scalars, attributes, constants, reduced
+  // row values and what is computed from them only): computed once per micro-tile, not per vector
+  // (as the interpreter's uniform registers).
+  static constexpr size_t kInstrs = kData.instrs.size();
+  static constexpr auto kUniform = [] {
+    std::array<bool, kInstrs + 1> u{};
+    std::array<bool, kRegs> reg{};
+    for (size_t i = 0; i < kInstrs; ++i) {
+      const Instr in = kData.instrs[i];
+      bool v = false;
+      switch (in.op) {
+        case OpCode::kScalar:
+        case OpCode::kAttr:
+        case OpCode::kConst:
+        case OpCode::kLoadReduced:
+          v = true;
+          break;
+        case OpCode::kLoad:
+        case OpCode::kLoadSpill:
+        case OpCode::kStore:
+        case OpCode::kSpill:
+        case OpCode::kReduce:
+          v = false;
+          break;
+        case OpCode::kSelect:
+          v = reg[in.a] && reg[in.b] && reg[in.c];
+          break;
+        default:
+          v = reg[in.a] && (in.op < OpCode::kAdd || in.op > OpCode::kGe || reg[in.b]);
+          break;
+      }
+      const bool sink =
+          in.op == OpCode::kStore || in.op == OpCode::kSpill || in.op == OpCode::kReduce;
+      if (!sink) reg[in.dst] = v;
+      u[i] = v;
+    }
+    return u;
+  }();
+  // Index of uniform instruction I among the uniform ones.
+  static constexpr size_t UniformSlot(size_t i) {
+    size_t k = 0;
+    for (size_t j = 0; j < i; ++j)
+      k += kUniform[j];
+    return k;
+  }
+  static constexpr size_t kUniforms = UniformSlot(kInstrs) > 0 ? UniformSlot(kInstrs) : 1;
+  using Uniforms = VF[kUniforms];
 
  public:
   Engine(const block::BlockParams& p, std::byte* spill)
@@ -363,6 +412,8 @@ class Engine {
   HWY_INLINE void TileOf(int64_t c, uint32_t len) {
     const size_t n = Lanes();
     Acc acc;
+    Uniforms uni;
+    ComputeUniforms<P>(uni, acc);
     size_t i = 0;
     if constexpr (PassReduces(P)) {
       constexpr tile::PassInfo pass = kData.passes[P];
@@ -373,35 +424,60 @@ class Engine {
         acc[in.index][0] = acc[in.index][1] = acc[in.index][2] = acc[in.index][3] = v;
       }
       for (; i + 4 * n <= len; i += 4 * n) {
-        Vector<P, 0, kDense, false>(c + static_cast<int64_t>(i), n, acc);
-        Vector<P, 1, kDense, false>(c + static_cast<int64_t>(i + n), n, acc);
-        Vector<P, 2, kDense, false>(c + static_cast<int64_t>(i + 2 * n), n, acc);
-        Vector<P, 3, kDense, false>(c + static_cast<int64_t>(i + 3 * n), n, acc);
+        Vector<P, 0, kDense, false>(c + static_cast<int64_t>(i), n, acc, uni);
+        Vector<P, 1, kDense, false>(c + static_cast<int64_t>(i + n), n, acc, uni);
+        Vector<P, 2, kDense, false>(c + static_cast<int64_t>(i + 2 * n), n, acc, uni);
+        Vector<P, 3, kDense, false>(c + static_cast<int64_t>(i + 3 * n), n, acc, uni);
       }
     }
     // As the interpreter, vectors after the groups of four fold into slot 0 through a lane mask.
     constexpr bool kMask = PassReduces(P);
     for (; i + n <= len; i += n)
-      Vector<P, 0, kDense, false, kMask>(c + static_cast<int64_t>(i), n, acc);
-    if (i < len) Vector<P, 0, kDense, true, true>(c + static_cast<int64_t>(i), len - i, acc);
+      Vector<P, 0, kDense, false, kMask>(c + static_cast<int64_t>(i), n, acc, uni);
+    if (i < len) Vector<P, 0, kDense, true, true>(c + static_cast<int64_t>(i), len - i, acc, uni);
     if constexpr (PassReduces(P)) FoldTile<P>(acc);
   }
 
   // Lanes [c, c + n) through every statement of pass P, in registers. kTail: n < Lanes().
   // kMask: reductions fold through FirstN(n) (tails, and the interpreter's ungrouped vectors).
   template <size_t P, int kSlot, bool kDense, bool kTail, bool kMask = kTail>
-  HWY_INLINE void Vector(int64_t c, size_t n, Acc& acc) {
+  HWY_INLINE void Vector(int64_t c, size_t n, Acc& acc, const Uniforms& uni) {
     VF reg[kRegs];
     constexpr tile::PassInfo pass = kData.passes[P];
     [&]<size_t... K>(std::index_sequence<K...>) HWY_ATTR {
-      (Step<pass.first + K, kSlot, kDense, kTail, kMask>(reg, acc, c, n), ...);
+      (Step<pass.first + K, kSlot, kDense, kTail, kMask>(reg, acc, c, n, uni), ...);
     }
     (std::make_index_sequence<pass.count>{});
   }
 
-  template <uint32_t I, int kSlot, bool kDense, bool kTail, bool kMask>
-  HWY_INLINE void Step(VF* reg, Acc& acc, int64_t c, size_t n) {
+  // The uniform instructions of pass P, once per micro-tile.
+  template <size_t P>
+  HWY_INLINE void ComputeUniforms(Uniforms& uni, Acc& acc) {
+    VF reg[kRegs];
+    constexpr tile::PassInfo pass = kData.passes[P];
+    [&]<size_t... K>(std::index_sequence<K...>) HWY_ATTR {
+      (ComputeUniform<pass.first + K>(reg, uni, acc), ...);
+    }
+    (std::make_index_sequence<pass.count>{});
+  }
+  template <uint32_t I>
+  HWY_INLINE void ComputeUniform(VF* reg, Uniforms& uni, Acc& acc) {
+    if constexpr (kUniform[I]) {
+      Step<I, 0, true, false, false, true>(reg, acc, 0, 0, uni);
+      uni[UniformSlot(I)] = reg[kData.instrs[I].dst];
+    }
+  }
+
+  // One instruction on one vector. Uniform instructions read their value computed for the tile
+  // (kComputeUniform: this is that computation).
+  template <uint32_t I, int kSlot, bool kDense, bool kTail, bool kMask,
+            bool kComputeUniform = false>
+  HWY_INLINE void Step(VF* reg, Acc& acc, int64_t c, size_t n, const Uniforms& uni) {
     constexpr Instr in = kData.instrs[I];
+    if constexpr (kUniform[I] && !kComputeUniform) {
+      reg[in.dst] = uni[UniformSlot(I)];
+      return;
+    }
     const DF df;
     const DI di;
     const DU du;
