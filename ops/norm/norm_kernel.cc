@@ -12,7 +12,7 @@ __global__ __aicore__ void RmsNormEntry(GM_ADDR x, GM_ADDR gamma, GM_ADDR y, GM_
                                         GM_ADDR tiling) {
   GET_TILING_DATA_WITH_STRUCT(ew::op_kernel::ElewiseTilingData, t, tiling);
   uint8_t* const gm[] = {x, gamma, y};
-  ew::op_kernel::RunOpBlock<typename ew::fused::RmsNorm<T>::KernelOp>(t, gm, workspace);
+  ew::op_kernel::RunOpBlock<typename ew::fused::CompiledRmsNorm<T>::KernelOp>(t, gm, workspace);
 }
 
 template <class T>
@@ -20,7 +20,7 @@ __global__ __aicore__ void AddRmsNormEntry(GM_ADDR x1, GM_ADDR x2, GM_ADDR gamma
                                            GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling) {
   GET_TILING_DATA_WITH_STRUCT(ew::op_kernel::ElewiseTilingData, t, tiling);
   uint8_t* const gm[] = {x1, x2, gamma, y, x};
-  ew::op_kernel::RunOpBlock<typename ew::fused::AddRmsNorm<T>::KernelOp>(t, gm, workspace);
+  ew::op_kernel::RunOpBlock<typename ew::fused::CompiledAddRmsNorm<T>::KernelOp>(t, gm, workspace);
 }
 
 template <class T>
@@ -28,7 +28,7 @@ __global__ __aicore__ void LayerNormEntry(GM_ADDR x, GM_ADDR gamma, GM_ADDR beta
                                           GM_ADDR workspace, GM_ADDR tiling) {
   GET_TILING_DATA_WITH_STRUCT(ew::op_kernel::ElewiseTilingData, t, tiling);
   uint8_t* const gm[] = {x, gamma, beta, y};
-  ew::op_kernel::RunOpBlock<typename ew::fused::LayerNorm<T>::KernelOp>(t, gm, workspace);
+  ew::op_kernel::RunOpBlock<typename ew::fused::CompiledLayerNorm<T>::KernelOp>(t, gm, workspace);
 }
 
 TESSERA_ROW_OP_ENTRIES(rms_norm, RmsNormEntry)

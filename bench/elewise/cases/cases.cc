@@ -11,6 +11,7 @@
 #include <immintrin.h>
 #endif
 
+#include "operators.h"
 #include "tessera/core/float16.h"
 #include "tessera/device/device.h"
 #include "tessera/device/launch.h"
@@ -43,37 +44,13 @@ constexpr int kInCacheRepeats = 10;
 
 // ---- operators under test ------------------------------------------------------------------
 
-struct FmaCompute {
-  template <template <class> class T>
-  constexpr auto Compute() const {
-    auto a = PlaceHolder<1, T<float>>();
-    auto b = PlaceHolder<2, T<float>>();
-    auto c = PlaceHolder<3, T<float>>();
-    auto out = PlaceHolder<4, T<float>, ParamUsage::OUT>();
-    return (out = a * b + c);
-  }
-};
-
-struct SigmoidCompute {
-  template <template <class> class T>
-  constexpr auto Compute() const {
-    auto x = PlaceHolder<1, T<float>>();
-    auto out = PlaceHolder<2, T<float>, ParamUsage::OUT>();
-    return (out = Sigmoid(x));
-  }
-};
-
-struct GeluCompute {
-  template <template <class> class T>
-  constexpr auto Compute() const {
-    auto x = PlaceHolder<1, T<float>>();
-    auto out = PlaceHolder<2, T<float>, ParamUsage::OUT>();
-    return (out = Gelu(x));
-  }
-};
-
-template <class C>
-using Op = DeviceAdapter<KernelBuilder<BlockBuilder<C>>>;
+// The compiled operators when they were built and this CPU runs their SoC, else the interpreter's.
+std::unique_ptr<OperatorRunner> MakeOperator(BenchOp op) {
+#if TESSERA_BENCH_HAVE_COMPILED_OPERATORS
+  if (__builtin_cpu_supports(TESSERA_BENCH_COMPILED_SOC)) return MakeCompiledOperator(op);
+#endif
+  return MakeInterpretedOperator(op);
+}
 
 // ---- device buffers with random data ----------------------------------------------------------
 
@@ -243,14 +220,14 @@ class FmaCase final : public Case {
   }
 
  protected:
-  Status ElewiseInCache(const tdev::Stream& s) override { return op_.run(small_args_, s); }
+  Status ElewiseInCache(const tdev::Stream& s) override { return op_->Run(small_args_, s); }
   int64_t InCacheElements() const override { return std::min(n_, kInCacheElements); }
   Status Limit(const tdev::Stream& s) override {
     return tdev::Launch(LimitConfig("limit_fma"), Fma3Kernel, s, out_.f(),
                         static_cast<const float*>(a_.f()), static_cast<const float*>(b_.f()),
                         static_cast<const float*>(c_.f()), n_);
   }
-  Status Elewise(const tdev::Stream& s) override { return op_.run(args_, s); }
+  Status Elewise(const tdev::Stream& s) override { return op_->Run(args_, s); }
   void Eigen() override {
 #if TESSERA_BENCH_HAVE_EIGEN
     EigenFma(a_.f(), b_.f(), c_.f(), out_.f(), n_);
@@ -261,17 +238,17 @@ class FmaCase final : public Case {
   int64_t n_;
   Buffer a_, b_, c_, out_;
   Arguments args_, small_args_;
-  Op<FmaCompute> op_;
+  std::unique_ptr<OperatorRunner> op_ = MakeOperator(BenchOp::kFma);
 };
 
-template <class C>
 class UnaryCase final : public Case {
  public:
   using EigenFn = void (*)(const float*, float*, int64_t);
-  UnaryCase(std::string id, std::string title, int64_t n, EigenFn eigen)
+  UnaryCase(std::string id, std::string title, BenchOp op, int64_t n, EigenFn eigen)
       : Case(std::move(id), std::move(title), {n}, "float32", 8.0 * static_cast<double>(n)),
         n_(n),
-        eigen_(eigen) {}
+        eigen_(eigen),
+        op_(MakeOperator(op)) {}
   Status Init() {
     TESSERA_RETURN_IF_ERROR(x_.Fill(n_, false, 11));
     TESSERA_RETURN_IF_ERROR(out_.Fill(n_, false, 12));
@@ -288,12 +265,12 @@ class UnaryCase final : public Case {
   }
 
  protected:
-  Status ElewiseInCache(const tdev::Stream& s) override { return op_.run(small_args_, s); }
+  Status ElewiseInCache(const tdev::Stream& s) override { return op_->Run(small_args_, s); }
   int64_t InCacheElements() const override { return std::min(n_, kInCacheElements); }
   Status Limit(const tdev::Stream& s) override {
     return CopyLimit(s, out_.get(), x_.get(), n_ * 4);
   }
-  Status Elewise(const tdev::Stream& s) override { return op_.run(args_, s); }
+  Status Elewise(const tdev::Stream& s) override { return op_->Run(args_, s); }
   void Eigen() override {
     if (eigen_ != nullptr) eigen_(x_.f(), out_.f(), n_);
   }
@@ -303,7 +280,7 @@ class UnaryCase final : public Case {
   EigenFn eigen_;
   Buffer x_, out_;
   Arguments args_, small_args_;
-  Op<C> op_;
+  std::unique_ptr<OperatorRunner> op_;
 };
 
 class RmsNormCase final : public Case {
@@ -313,7 +290,8 @@ class RmsNormCase final : public Case {
              {rows, kCols}, bf16 ? "bfloat16" : "float32",
              (bf16 ? 4.0 : 8.0) * static_cast<double>(rows * kCols)),
         rows_(rows),
-        bf16_(bf16) {}
+        bf16_(bf16),
+        op_(MakeOperator(bf16 ? BenchOp::kRmsNormBf16 : BenchOp::kRmsNormF32)) {}
   Status Init() {
     TESSERA_RETURN_IF_ERROR(x_.Fill(rows_ * kCols, bf16_, 21));
     TESSERA_RETURN_IF_ERROR(gamma_.Fill(kCols, bf16_, 22));
@@ -332,18 +310,14 @@ class RmsNormCase final : public Case {
   }
 
  protected:
-  Status ElewiseInCache(const tdev::Stream& s) override {
-    return bf16_ ? bf16_op_.run(small_args_, s) : f32_op_.run(small_args_, s);
-  }
+  Status ElewiseInCache(const tdev::Stream& s) override { return op_->Run(small_args_, s); }
   int64_t InCacheElements() const override {
     return std::min(rows_, kInCacheElements / kCols) * kCols;
   }
   Status Limit(const tdev::Stream& s) override {
     return CopyLimit(s, out_.get(), x_.get(), rows_ * kCols * (bf16_ ? 2 : 4));
   }
-  Status Elewise(const tdev::Stream& s) override {
-    return bf16_ ? bf16_op_.run(args_, s) : f32_op_.run(args_, s);
-  }
+  Status Elewise(const tdev::Stream& s) override { return op_->Run(args_, s); }
   void Eigen() override {
 #if TESSERA_BENCH_HAVE_EIGEN
     if (bf16_) {
@@ -359,8 +333,7 @@ class RmsNormCase final : public Case {
   bool bf16_;
   Buffer x_, gamma_, out_;
   Arguments args_, small_args_;
-  fused::RmsNorm<float> f32_op_;
-  fused::RmsNorm<bfloat16> bf16_op_;
+  std::unique_ptr<OperatorRunner> op_;
 };
 
 class SoftmaxCase final : public Case {
@@ -384,14 +357,14 @@ class SoftmaxCase final : public Case {
   }
 
  protected:
-  Status ElewiseInCache(const tdev::Stream& s) override { return op_.run(small_args_, s); }
+  Status ElewiseInCache(const tdev::Stream& s) override { return op_->Run(small_args_, s); }
   int64_t InCacheElements() const override {
     return std::min(rows_, kInCacheElements / kCols) * kCols;
   }
   Status Limit(const tdev::Stream& s) override {
     return CopyLimit(s, out_.get(), x_.get(), rows_ * kCols * 4);
   }
-  Status Elewise(const tdev::Stream& s) override { return op_.run(args_, s); }
+  Status Elewise(const tdev::Stream& s) override { return op_->Run(args_, s); }
   void Eigen() override {
 #if TESSERA_BENCH_HAVE_EIGEN
     EigenSoftmax(x_.f(), out_.f(), rows_, kCols);
@@ -402,7 +375,7 @@ class SoftmaxCase final : public Case {
   int64_t rows_;
   Buffer x_, out_;
   Arguments args_, small_args_;
-  fused::Softmax<float> op_;
+  std::unique_ptr<OperatorRunner> op_ = MakeOperator(BenchOp::kSoftmaxF32);
 };
 
 #if TESSERA_BENCH_HAVE_BUILTIN_OPS
@@ -514,6 +487,112 @@ class BuiltinOpCase final : public Case {
   tsrTensor *small_x1_ = nullptr, *small_x2_ = nullptr, *small_y_ = nullptr;
   tsrStream stream_ = nullptr;
 };
+
+// A built-in row operator through the two-stage C API on [rows, 4096] (SwiGlu: x [rows, 4096] ->
+// y [rows, 2048]), fp32 or bf16; the limit streams the same bytes (a copy, or two reads and a
+// write for SwiGlu).
+class BuiltinRowOpCase final : public Case {
+ public:
+  enum class Kind { kRmsNorm, kLayerNorm, kSoftmax, kSwiGlu };
+  BuiltinRowOpCase(std::string id, std::string title, Kind kind, int64_t rows, bool bf16)
+      : Case(std::move(id), std::move(title), {rows, kCols}, bf16 ? "bfloat16" : "float32",
+             (kind == Kind::kSwiGlu ? 1.5 : 2.0) * (bf16 ? 2.0 : 4.0) *
+                 static_cast<double>(rows * kCols)),
+        kind_(kind),
+        rows_(rows),
+        bf16_(bf16) {}
+  ~BuiltinRowOpCase() override {
+    for (tsrTensor* t : {x_t_, gamma_t_, beta_t_, y_t_, small_x_t_, small_y_t_})
+      tsrDestroyTensor(t);
+    if (stream_ != nullptr) tsrDestroyStream(stream_);
+  }
+  Status Init() {
+    const int64_t out_cols = kind_ == Kind::kSwiGlu ? kCols / 2 : kCols;
+    TESSERA_RETURN_IF_ERROR(x_.Fill(rows_ * kCols, bf16_, 51));
+    TESSERA_RETURN_IF_ERROR(gamma_.Fill(kCols, bf16_, 52));
+    TESSERA_RETURN_IF_ERROR(beta_.Fill(kCols, bf16_, 53));
+    TESSERA_RETURN_IF_ERROR(out_.Fill(rows_ * out_cols, bf16_, 54));
+    const tsrDataType t = bf16_ ? TSR_BF16 : TSR_FLOAT;
+    const auto make = [&](void* p, std::vector<int64_t> dims) {
+      return tsrCreateTensor(dims.data(), dims.size(), nullptr, t, TSR_FORMAT_ND, p);
+    };
+    const int64_t small_rows = InCacheElements() / kCols;
+    x_t_ = make(x_.get(), {rows_, kCols});
+    y_t_ = make(out_.get(), {rows_, out_cols});
+    small_x_t_ = make(x_.get(), {small_rows, kCols});
+    small_y_t_ = make(out_.get(), {small_rows, out_cols});
+    gamma_t_ = make(gamma_.get(), {kCols});
+    beta_t_ = make(beta_.get(), {kCols});
+    for (tsrTensor* p : {x_t_, gamma_t_, beta_t_, y_t_, small_x_t_, small_y_t_}) {
+      if (p == nullptr) {
+        return Internal(std::string("bench: tsrCreateTensor: ") + tsrGetLastErrorMessage());
+      }
+    }
+    if (tsrCreateStream(&stream_) != TSR_SUCCESS) {
+      return Internal(std::string("bench: tsrCreateStream: ") + tsrGetLastErrorMessage());
+    }
+    return OkStatus();
+  }
+
+ protected:
+  Status ElewiseInCache(const tdev::Stream&) override { return Call(small_x_t_, small_y_t_); }
+  int64_t InCacheElements() const override {
+    return std::min(rows_, kInCacheElements / kCols) * kCols;
+  }
+  Status Limit(const tdev::Stream& s) override {
+    const int64_t bytes = rows_ * kCols * (bf16_ ? 2 : 4);
+    if (kind_ != Kind::kSwiGlu) return CopyLimit(s, out_.get(), x_.get(), bytes);
+    // Two streams in (the halves of x), one out, of bytes / 2 each.
+    const int64_t n = bytes / 8;
+    return tdev::Launch(LimitConfig("limit_add"), Add2Kernel, s, out_.f(),
+                        static_cast<const float*>(x_.f()), static_cast<const float*>(x_.f()) + n,
+                        n);
+  }
+  Status Elewise(const tdev::Stream&) override { return Call(x_t_, y_t_); }
+  void Eigen() override {}
+  bool HasPeer() const override { return false; }
+
+ private:
+  Status Call(tsrTensor* x, tsrTensor* y) {
+    uint64_t ws = 0;
+    tsrOpExecutor* exec = nullptr;
+    tsrStatus st = TSR_SUCCESS;
+    switch (kind_) {
+      case Kind::kRmsNorm:
+        st = tsrRmsNormGetWorkspaceSize(x, gamma_t_, kEpsilon, y, &ws, &exec);
+        if (st == TSR_SUCCESS) st = tsrRmsNorm(nullptr, ws, exec, stream_);
+        break;
+      case Kind::kLayerNorm:
+        st = tsrLayerNormGetWorkspaceSize(x, gamma_t_, beta_t_, kEpsilon, -1, y, &ws, &exec);
+        if (st == TSR_SUCCESS) st = tsrLayerNorm(nullptr, ws, exec, stream_);
+        break;
+      case Kind::kSoftmax:
+        st = tsrSoftmaxGetWorkspaceSize(x, -1, y, &ws, &exec);
+        if (st == TSR_SUCCESS) st = tsrSoftmax(nullptr, ws, exec, stream_);
+        break;
+      case Kind::kSwiGlu:
+        st = tsrSwiGluGetWorkspaceSize(x, -1, y, &ws, &exec);
+        if (st == TSR_SUCCESS) st = tsrSwiGlu(nullptr, ws, exec, stream_);
+        break;
+    }
+    if (st == TSR_SUCCESS && ws > 0) {
+      return Internal("bench: " + id() + " asked for a workspace; the case passes none");
+    }
+    if (st == TSR_SUCCESS) st = tsrSynchronizeStream(stream_);
+    if (st != TSR_SUCCESS) {
+      return Internal(std::string("bench: ") + id() + ": " + tsrGetLastErrorMessage());
+    }
+    return OkStatus();
+  }
+
+  Kind kind_;
+  int64_t rows_;
+  bool bf16_;
+  Buffer x_, gamma_, beta_, out_;
+  tsrTensor *x_t_ = nullptr, *gamma_t_ = nullptr, *beta_t_ = nullptr, *y_t_ = nullptr;
+  tsrTensor *small_x_t_ = nullptr, *small_y_t_ = nullptr;
+  tsrStream stream_ = nullptr;
+};
 #endif
 
 template <class C>
@@ -565,6 +644,10 @@ std::vector<std::string> CaseIds() {
 #if TESSERA_BENCH_HAVE_BUILTIN_OPS
   for (const char* id : {"op_add_f32", "op_mul_f32", "op_sigmoid_f32", "op_cast_f32_bf16"})
     ids.emplace_back(id);
+  for (const char* op : {"rmsnorm", "layernorm", "softmax", "swiglu"}) {
+    for (const char* t : {"f32", "bf16"})
+      ids.push_back(std::string("op_") + op + "_" + t);
+  }
 #endif
   return ids;
 }
@@ -597,11 +680,12 @@ Result<std::unique_ptr<Case>> MakeCase(const std::string& id, double scale) {
   }
   if (id == "sigmoid_f32") {
     TESSERA_ASSIGN_OR_RETURN(int64_t n, scaled(kElements));
-    return Made(std::make_unique<UnaryCase<SigmoidCompute>>(id, "sigmoid fp32", n, eigen_sigmoid));
+    return Made(
+        std::make_unique<UnaryCase>(id, "sigmoid fp32", BenchOp::kSigmoid, n, eigen_sigmoid));
   }
   if (id == "gelu_f32") {
     TESSERA_ASSIGN_OR_RETURN(int64_t n, scaled(kElements));
-    return Made(std::make_unique<UnaryCase<GeluCompute>>(id, "gelu (tanh) fp32", n, eigen_gelu));
+    return Made(std::make_unique<UnaryCase>(id, "gelu (tanh) fp32", BenchOp::kGelu, n, eigen_gelu));
   }
   if (id == "rmsnorm_f32" || id == "rmsnorm_bf16") {
     TESSERA_ASSIGN_OR_RETURN(int64_t rows, scaled(kRows));
@@ -621,6 +705,18 @@ Result<std::unique_ptr<Case>> MakeCase(const std::string& id, double scale) {
     if (id != op_id) continue;
     TESSERA_ASSIGN_OR_RETURN(int64_t n, scaled(kOpElements));
     return Made(std::make_unique<BuiltinOpCase>(id, title, kind, n));
+  }
+  using RowKind = BuiltinRowOpCase::Kind;
+  for (const auto& [name, title, kind] : {std::tuple{"rmsnorm", "RmsNorm", RowKind::kRmsNorm},
+                                          std::tuple{"layernorm", "LayerNorm", RowKind::kLayerNorm},
+                                          std::tuple{"softmax", "Softmax", RowKind::kSoftmax},
+                                          std::tuple{"swiglu", "SwiGlu", RowKind::kSwiGlu}}) {
+    for (const bool bf16 : {false, true}) {
+      if (id != std::string("op_") + name + (bf16 ? "_bf16" : "_f32")) continue;
+      TESSERA_ASSIGN_OR_RETURN(int64_t rows, scaled(kRows));
+      return Made(std::make_unique<BuiltinRowOpCase>(
+          id, std::string(title) + (bf16 ? " bf16" : " fp32") + " (C API)", kind, rows, bf16));
+    }
   }
 #endif
   std::string known;
