@@ -23,6 +23,10 @@ static_assert(PIPE_ALL == tessera::kernel::pipe_t::PIPE_ALL, "PIPE_* are global"
 static_assert(EVENT_ID3 == 3, "EVENT_ID* are global");
 static_assert(AscendC::ONE_BLK_SIZE == 32, "ONE_BLK_SIZE is one UB block");
 static_assert(AscendC::DivCeil(7u, 2u) == 4u && AscendC::DivCeil(8, 2) == 4, "DivCeil rounds up");
+static_assert(AscendC::IsSameType<int8_t, int8_t>::value &&
+                  !AscendC::IsSameType<int8_t, uint8_t>::value &&
+                  !AscendC::IsSameType<half, float>::value,
+              "IsSameType is type equality");
 static_assert(std::is_same_v<AscendC::QuePosition, AscendC::TPosition>, "QuePosition aliases");
 
 struct ScaleTiling {

@@ -1,5 +1,6 @@
 // Ascend C kernel-side utilities that map onto tessera directly: the `block_idx` / `block_num`
-// globals, ascendc_assert / ASCENDC_ASSERT / KERNEL_LOG, GetSystemCycle, DivCeil, ONE_BLK_SIZE.
+// globals, ascendc_assert / ASCENDC_ASSERT / KERNEL_LOG, GetSystemCycle, DivCeil, ONE_BLK_SIZE,
+// IsSameType.
 #pragma once
 
 #include <cassert>
@@ -8,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "tessera/device/block.h"
@@ -119,4 +121,7 @@ template <class T, class U>
 constexpr T DivCeil(T a, U b) {
   return static_cast<T>((a + b - 1) / b);
 }
+// The vendor's type-equality trait (kernels branch on `IsSameType<T, int8_t>::value`).
+template <class T, class U>
+struct IsSameType : std::is_same<T, U> {};
 }  // namespace AscendC
