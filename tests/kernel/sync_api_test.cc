@@ -264,6 +264,46 @@ TEST(SyncApi, GroupBarrierReleasesWaitersAfterEveryArrival) {
   }
 }
 
+// InitOutput under no atomic mode overwrites; under SetAtomicAdd it adds.
+void InitOutputs(float* out, uint32_t n, float value) {
+  AscendC::GlobalTensor<float> gm;
+  gm.SetGlobalBuffer(out, 2 * n);
+  AscendC::InitOutput<float>(gm, n, value);
+  AscendC::SetAtomicAdd<float>();
+  AscendC::InitOutput<float>(gm[n], n, value);
+  AscendC::DisableDmaAtomic();
+}
+
+TEST(SyncApi, InitOutputFillsOrAccumulates) {
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+  for (uint32_t n : {1u, 7u, 1031u, 4097u}) {
+    std::vector<float> init(2 * n);
+    for (auto& v : init)
+      v = dist(rng);
+    const float value = dist(rng);
+    Buffer<float> out(init);
+    ASSERT_TRUE(RunBlocks(1, InitOutputs, out.get(), n, value).ok());
+    const std::vector<float> got = out.Host();
+    for (uint32_t i = 0; i < n; ++i) {
+      EXPECT_EQ(got[i], value);
+      EXPECT_EQ(got[n + i], static_cast<float>(static_cast<double>(init[n + i]) + value));
+    }
+  }
+}
+
+void InitOutputTooLong(float* out) {
+  AscendC::GlobalTensor<float> gm;
+  gm.SetGlobalBuffer(out, 8);
+  AscendC::InitOutput<float>(gm, 9, 1.0f);
+}
+
+TEST(SyncApi, InitOutputRejectsSizesPastTheTensor) {
+  Buffer<float> out(std::vector<float>(8, 0.0f));
+  const tessera::Status st = RunBlocks(1, InitOutputTooLong, out.get());
+  EXPECT_TRUE(Has(st, "InitOutput") && Has(st, "size 9 exceeds")) << st.ToString();
+}
+
 void BadBarrier(uint8_t* workspace) {
   AscendC::GroupBarrier<AscendC::PipeMode::MTE3_MODE> bar(workspace, 0, 1);
   bar.Wait(0);

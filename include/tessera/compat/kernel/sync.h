@@ -9,6 +9,7 @@
 
 #include "tessera/device/block.h"
 #include "tessera/kernel/check.h"
+#include "tessera/kernel/data_copy.h"
 #include "tessera/kernel/global_tensor.h"
 #include "tessera/kernel/gm_sync.h"
 #include "tessera/kernel/local_tensor.h"
@@ -173,8 +174,29 @@ inline void NotifyNextBlock(::tessera::kernel::GlobalTensor<int32_t>& gmWorkspac
 
 // Launches on one stream run in order on the CPU, so a kernel never starts before the previous
 // one ended: the super-kernel overlap hints have nothing to wait for.
+template <bool FORCE = false>
 inline void WaitPreTaskEnd() {}
 inline void SetNextTaskStart() {}
+
+// Sets the first `size` elements of a GM tensor to `value` (the vendor's older name for Fill), as
+// a UB -> GM store: the atomic mode in effect applies and checked mode records the writes.
+template <class T>
+inline void InitOutput(::tessera::kernel::GlobalTensor<T> gm, uint32_t size, T value = 0) {
+  if (gm.GetSize() < size) {
+    ::tessera::kernel::KernelFail("InitOutput", "size " + std::to_string(size) +
+                                                    " exceeds the global tensor's " +
+                                                    std::to_string(gm.GetSize()) + " elements");
+  }
+  constexpr uint32_t kChunk = 1024;
+  T chunk[kChunk];
+  for (uint32_t i = 0; i < kChunk; ++i)
+    chunk[i] = value;
+  for (uint32_t done = 0; done < size; done += kChunk) {
+    const uint32_t n = size - done < kChunk ? size - done : kChunk;
+    ::tessera::kernel::detail::CopyToGlobal(gm.GetPhyAddr() + done, chunk, size_t{n} * sizeof(T),
+                                            false, "InitOutput");
+  }
+}
 
 // Pipe mutexes: a block's pipes run in program order on the CPU, so a lock never waits. As on the
 // 2201 NPU, AllocMutexID returns id 0 and Lock / Unlock / ReleaseMutexID do nothing.
