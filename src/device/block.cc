@@ -2,8 +2,10 @@
 #include <stdexcept>
 
 #include "block_state.h"
+#include "fiber_scheduler.h"
 #include "launch_job.h"
 #include "tessera/device/block.h"
+#include "tessera/device/yield.h"
 
 namespace tessera::device {
 namespace detail {
@@ -75,6 +77,15 @@ CoreType GetCoreType() {
 void SyncAll() {
   BlockContext& ctx = detail::RequireBlock("SyncAll");
   ctx.launch->SyncAll(ctx);
+}
+
+void YieldBlock() {
+  BlockContext* ctx = detail::tls_block;
+  if (ctx == nullptr) {
+    detail::YieldCurrentFiber();
+    return;
+  }
+  ctx->launch->Yield(*ctx);
 }
 
 void CrossCoreSetFlag(CrossCoreMode mode, uint32_t flag_id) {

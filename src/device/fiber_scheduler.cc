@@ -1,5 +1,7 @@
 #include "fiber_scheduler.h"
 
+#include <sched.h>
+
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 #include <cstdlib>
@@ -271,6 +273,22 @@ void SuspendCurrentFiber(const WaitCondition& cond) {
   // The block context is thread-local and other fibers replace it while this one sleeps.
   BlockContext* mine = CurrentBlockContext();
   slot->wait = &cond;
+  slot->state = FiberSlot::State::kSuspended;
+  SwitchToScheduler(slot);
+  SetCurrentBlockContext(mine);
+}
+
+void YieldCurrentFiber() {
+  FiberSlot* slot = tls_slot;
+  if (slot == nullptr) {
+    sched_yield();
+    return;
+  }
+  // A condition that is always ready: the next poll resumes this fiber.
+  static const std::atomic<uint64_t> kZero{0};
+  static const WaitCondition kAlwaysReady{&kZero, 0, nullptr};
+  BlockContext* mine = CurrentBlockContext();
+  slot->wait = &kAlwaysReady;
   slot->state = FiberSlot::State::kSuspended;
   SwitchToScheduler(slot);
   SetCurrentBlockContext(mine);

@@ -62,6 +62,10 @@ class FiberScheduler {
 // Inside a fiber: returns when cond.Ready(). Outside a fiber it spins (never expected).
 void SuspendCurrentFiber(const WaitCondition& cond);
 bool InFiber();
+// Inside a fiber: suspends once so the thread runs its other fibers and starts queued blocks, then
+// returns. For waits on conditions the scheduler cannot watch (a value in GM another block writes).
+// Outside a fiber it yields the thread.
+void YieldCurrentFiber();
 
 // Default fiber stack size (TESSERA_FIBER_STACK_KB, default 256 KiB; 1 MiB under sanitizers).
 size_t DefaultFiberStackBytes();

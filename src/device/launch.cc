@@ -419,6 +419,13 @@ void LaunchJob::OnComplete() {
   stream->OpDone(status);
 }
 
+void LaunchJob::Yield(BlockContext& ctx) {
+  // A block polling GM is waiting: the next block of a fixed schedule may start meanwhile.
+  ReleaseTurn(ctx.fiber_index);
+  YieldCurrentFiber();
+  if (aborted_.load(std::memory_order_acquire)) throw BlockAbort{};
+}
+
 void LaunchJob::Wait(BlockContext& ctx, const std::atomic<uint64_t>& counter, uint64_t target,
                      const char* what, uint32_t flag) {
   WaitCondition cond{&counter, target, &aborted_};

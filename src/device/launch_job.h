@@ -34,6 +34,8 @@ class LaunchJob final : public Job, public StreamOp {
 
   // Kernel-side primitives (called by the running block `ctx`).
   void SyncAll(BlockContext& ctx);
+  // Lets the thread's other fibers run once (YieldBlock); throws BlockAbort if the launch failed.
+  void Yield(BlockContext& ctx);
   void SetFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id);
   void WaitFlag(BlockContext& ctx, CrossCoreMode mode, uint32_t flag_id);
   // Records the first failure, aborts the launch.

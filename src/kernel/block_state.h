@@ -7,6 +7,7 @@
 
 #include "tessera/device/block.h"
 #include "tessera/kernel/data_copy.h"
+#include "tessera/kernel/gm_sync.h"
 #include "tessera/kernel/pipe.h"
 #include "tessera/kernel/sync.h"
 #include "tessera/kernel/vector_mask.h"
@@ -29,8 +30,10 @@ struct KernelBlockState {
   // Checked mode: 1 per UB byte written since TPipe::InitBuffer handed it out, 0 if never
   // (created by the first InitBuffer of a UB buffer; empty: nothing tracked).
   std::vector<uint8_t> ub_shadow;
-  // SetAtomicAdd's element type while UB -> GM copies accumulate.
-  AtomicType atomic = AtomicType::kNone;
+  // The atomic mode of UB -> GM copies (SetAtomicAdd / Max / Min, DisableDmaAtomic) and its element
+  // type (kF32 until set: the vendor's register default).
+  AtomicOp atomic_op = AtomicOp::kNone;
+  AtomicType atomic = AtomicType::kF32;
   // SetPadValue's value (low bytes), for DataCopyPad with isPad = false; unset until called.
   uint64_t pad_bits = 0;
   bool pad_set = false;

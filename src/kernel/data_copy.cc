@@ -13,65 +13,103 @@ namespace tessera::kernel::detail {
 namespace {
 
 template <class T>
-void AddElements(std::byte* dst, const std::byte* src, size_t bytes) {
-  for (size_t i = 0; i + sizeof(T) <= bytes; i += sizeof(T)) {
-    T add;
-    std::memcpy(&add, src + i, sizeof(T));
-    std::atomic_ref<T>(*reinterpret_cast<T*>(dst + i)).fetch_add(add, std::memory_order_relaxed);
+T Combine(AtomicOp op, T old, T value) {
+  switch (op) {
+    case AtomicOp::kMax:
+      return old < value ? value : old;
+    case AtomicOp::kMin:
+      return value < old ? value : old;
+    default:
+      return static_cast<T>(old + value);
   }
 }
 
-// half / bfloat16: a compare-exchange loop on the 16-bit pattern, summing in float.
+// float and the integers: fetch_add for adds, a compare-exchange loop for max / min.
 template <class T>
-void AddElements16(std::byte* dst, const std::byte* src, size_t bytes) {
-  for (size_t i = 0; i + 2 <= bytes; i += 2) {
-    uint16_t add_bits;
-    std::memcpy(&add_bits, src + i, 2);
-    const float add = static_cast<float>(T::FromBits(add_bits));
-    std::atomic_ref<uint16_t> word(*reinterpret_cast<uint16_t*>(dst + i));
-    uint16_t old = word.load(std::memory_order_relaxed);
-    while (!word.compare_exchange_weak(old, T(static_cast<float>(T::FromBits(old)) + add).bits,
-                                       std::memory_order_relaxed)) {
+void CombineElements(AtomicOp op, std::byte* dst, const std::byte* src, size_t bytes) {
+  for (size_t i = 0; i + sizeof(T) <= bytes; i += sizeof(T)) {
+    T value;
+    std::memcpy(&value, src + i, sizeof(T));
+    std::atomic_ref<T> word(*reinterpret_cast<T*>(dst + i));
+    if (op == AtomicOp::kAdd) {
+      word.fetch_add(value, std::memory_order_relaxed);
+      continue;
+    }
+    T old = word.load(std::memory_order_relaxed);
+    while (!word.compare_exchange_weak(old, Combine(op, old, value), std::memory_order_relaxed)) {
     }
   }
 }
 
-// SetAtomicAdd's type for the running block (kNone outside kernels and by default).
-AtomicType RunningAtomicType() {
+// half / bfloat16: a compare-exchange loop on the 16-bit pattern, combining in float.
+template <class T>
+void CombineElements16(AtomicOp op, std::byte* dst, const std::byte* src, size_t bytes) {
+  for (size_t i = 0; i + 2 <= bytes; i += 2) {
+    uint16_t value_bits;
+    std::memcpy(&value_bits, src + i, 2);
+    const float value = static_cast<float>(T::FromBits(value_bits));
+    std::atomic_ref<uint16_t> word(*reinterpret_cast<uint16_t*>(dst + i));
+    uint16_t old = word.load(std::memory_order_relaxed);
+    while (!word.compare_exchange_weak(
+        old, T(Combine(op, static_cast<float>(T::FromBits(old)), value)).bits,
+        std::memory_order_relaxed)) {
+    }
+  }
+}
+
+// The running block's atomic mode; kNone outside kernels and by default.
+AtomicOp RunningAtomic(AtomicType& type) {
   const device::BlockContext* ctx = device::CurrentBlock();
-  if (ctx == nullptr || ctx->layer_state == nullptr) return AtomicType::kNone;
-  return static_cast<const KernelBlockState*>(ctx->layer_state)->atomic;
+  if (ctx == nullptr || ctx->layer_state == nullptr) return AtomicOp::kNone;
+  const auto* state = static_cast<const KernelBlockState*>(ctx->layer_state);
+  type = state->atomic;
+  return state->atomic_op;
 }
 
 }  // namespace
 
 void SetAtomicType(AtomicType type) {
-  State("SetAtomicAdd").atomic = type;
+  if (type == AtomicType::kNone) {
+    SetAtomicMode(AtomicOp::kNone, type);
+  } else {
+    SetAtomicMode(AtomicOp::kAdd, type);
+  }
+}
+
+void SetAtomicMode(AtomicOp op, AtomicType type) {
+  KernelBlockState& state = State("SetAtomicAdd");
+  state.atomic_op = op;
+  if (type != AtomicType::kNone) state.atomic = type;
+}
+
+void SetAtomicElementType(AtomicType type) {
+  State("SetAtomicType").atomic = type;
 }
 
 void CopyToGlobal(void* dst, const void* src, size_t bytes, bool streaming, const char* api) {
-  const AtomicType atomic = RunningAtomicType();
+  AtomicType type = AtomicType::kNone;
+  const AtomicOp op = RunningAtomic(type);
   if (CheckedLaunch()) {
     device::NoteGmAccess(
-        atomic == AtomicType::kNone ? device::GmAccess::kWrite : device::GmAccess::kAtomicAdd, dst,
-        bytes, api);
+        op == AtomicOp::kNone ? device::GmAccess::kWrite : device::GmAccess::kAtomicAdd, dst, bytes,
+        api);
   }
-  if (atomic != AtomicType::kNone) {
+  if (op != AtomicOp::kNone) {
     auto* d = static_cast<std::byte*>(dst);
     const auto* s = static_cast<const std::byte*>(src);
-    switch (atomic) {
+    switch (type) {
       case AtomicType::kF32:
-        return AddElements<float>(d, s, bytes);
+        return CombineElements<float>(op, d, s, bytes);
       case AtomicType::kF16:
-        return AddElements16<half>(d, s, bytes);
+        return CombineElements16<half>(op, d, s, bytes);
       case AtomicType::kBF16:
-        return AddElements16<bfloat16>(d, s, bytes);
+        return CombineElements16<bfloat16>(op, d, s, bytes);
       case AtomicType::kS32:
-        return AddElements<int32_t>(d, s, bytes);
+        return CombineElements<int32_t>(op, d, s, bytes);
       case AtomicType::kS16:
-        return AddElements<int16_t>(d, s, bytes);
+        return CombineElements<int16_t>(op, d, s, bytes);
       default:
-        return AddElements<int8_t>(d, s, bytes);
+        return CombineElements<int8_t>(op, d, s, bytes);
     }
   }
 #if defined(__x86_64__) || defined(__i386__)
