@@ -15,6 +15,7 @@
 #include "kernel_operator.h"
 #include "tessera/device/launch.h"
 #include "tessera/device/memory.h"
+#include "tiling/transpose/unpad_tiling.h"
 namespace {
 
 template <class T>
@@ -186,6 +187,55 @@ TEST(CompatAdvTranspose, TransDataTo5HD) {
       for (uint32_t s = 0; s < h * 16; ++s)
         ASSERT_EQ(std::memcmp(&y[s * 16 + c], &x[c * h * 16 + s], 2), 0) << c << "," << s;
   }
+}
+
+// UnPad of [h, w] rows (w a whole number of 32-byte blocks) with leftPad / rightPad, the tiling
+// made by the host's UnPadTilingFunc and saved with SaveToBuffer as a vendor sample does.
+__global__ __vector__ void unpad_custom(__gm__ uint8_t* x, __gm__ uint8_t* y, __gm__ uint8_t* t,
+                                        uint32_t left, uint32_t right) {
+  AscendC::tiling::UnPadTiling tiling;
+  std::memcpy(&tiling, t, sizeof(tiling));
+  AscendC::TPipe pipe;
+  UbBuf in, out;
+  const uint32_t total = tiling.srcHeight * tiling.srcWidth;
+  AscendC::LocalTensor<float> src = Load<float>(pipe, in, x, total);
+  pipe.InitBuffer(out, total * sizeof(float));
+  AscendC::LocalTensor<float> dst = out.Get<float>();
+  AscendC::Duplicate(dst, 0.0f, static_cast<int32_t>(total));
+  AscendC::UnPadParams params(static_cast<uint16_t>(left), static_cast<uint16_t>(right));
+  AscendC::UnPad(dst, src, params, tiling);
+  Store(y, dst, total);
+}
+
+TEST(CompatAdvUnPad, RowsLoseTheirPadding) {
+  uint32_t seed = 9;
+  for (uint32_t h : {1u, 7u, 31u})
+    for (uint32_t w : {8u, 16u, 136u})
+      for (uint32_t left : {0u, 1u})
+        for (uint32_t right : {0u, 1u, 7u}) {
+          SCOPED_TRACE(std::to_string(h) + "x" + std::to_string(w) + " left " +
+                       std::to_string(left) + " right " + std::to_string(right));
+          optiling::UnPadTiling host;
+          uint32_t max_bytes = 1, min_bytes = 1;
+          platform_ascendc::PlatformAscendC plat;
+          const AscendC::TensorShape shape(std::vector<int64_t>{h, w});
+          AscendC::GetUnPadMaxMinTmpSize(plat, shape, sizeof(float), max_bytes, min_bytes);
+          EXPECT_EQ(max_bytes, 0u);
+          AscendC::UnPadTilingFunc(shape, min_bytes, sizeof(float), host);
+          std::vector<uint8_t> bytes(sizeof(AscendC::tiling::UnPadTiling));
+          host.SaveToBuffer(bytes.data(), bytes.size());
+          const std::vector<float> x = RandomBits<float>(h * w, seed++);
+          DevBuf<float> dx(x), dy{std::vector<float>(h * w)};
+          DevBuf<uint8_t> dt(bytes);
+          const tessera::Status st =
+              RunKernel(unpad_custom, dx.gm(), dy.gm(), dt.gm(), left, right);
+          ASSERT_TRUE(st.ok()) << st.message();
+          const std::vector<float>& y = dy.Download();
+          const uint32_t ow = w - left - right;
+          for (uint32_t r = 0; r < h; ++r)
+            for (uint32_t j = 0; j < ow; ++j)
+              ASSERT_EQ(std::memcmp(&y[r * ow + j], &x[r * w + left + j], 4), 0) << r << "," << j;
+        }
 }
 
 }  // namespace

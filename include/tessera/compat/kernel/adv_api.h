@@ -17,5 +17,6 @@
 #include "tessera/compat/kernel/adv/reduce.h"
 #include "tessera/compat/kernel/adv/sort.h"
 #include "tessera/compat/kernel/adv/transpose.h"
+#include "tessera/compat/kernel/adv/unpad.h"
 #include "tessera/compat/kernel/adv/utils.h"
 #include "tessera/compat/kernel/adv/welford.h"
