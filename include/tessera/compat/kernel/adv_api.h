@@ -15,5 +15,8 @@
 #include "tessera/compat/kernel/adv/pad.h"
 #include "tessera/compat/kernel/adv/quant.h"
 #include "tessera/compat/kernel/adv/reduce.h"
+#include "tessera/compat/kernel/adv/sort.h"
+#include "tessera/compat/kernel/adv/transpose.h"
+#include "tessera/compat/kernel/adv/unpad.h"
 #include "tessera/compat/kernel/adv/utils.h"
 #include "tessera/compat/kernel/adv/welford.h"

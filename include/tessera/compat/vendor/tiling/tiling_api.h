@@ -20,4 +20,6 @@
 #include "tiling/pad/pad_tiling.h"
 #include "tiling/quantization/quant_tiling.h"
 #include "tiling/reduce/reduce_tiling.h"
+#include "tiling/sort/sort_tiling.h"
+#include "tiling/transpose/unpad_tiling.h"
 #include "tiling/utils/types.h"
