@@ -14,6 +14,8 @@ toolchain decides it: a kind attribute on the declaration first (`__cube__` -> A
 (AIV_ONLY / MIX_AIV_1_0 -> AIV, AIC_ONLY / MIX_AIC_1_0 -> AIC, MIX_AIC_1_1 / MIX_AIC_1_2 -> MIX);
 else a `__kfc_workspace__` parameter -> MIX (that workspace is the AIC<->AIV message area of a
 Matmul object in MIX mode, so the kernel runs as 1 AIC + 2 AIV groups); otherwise AIV.
+A launch through a name that is no kernel of the file (a function pointer chosen at run time)
+takes the kind all the file's kernels share, AIV when they differ or there are none.
 Replacements keep every newline, so line numbers of the rewritten text match the original.
 """
 
@@ -236,6 +238,8 @@ def rewrite(path, text):
     """Returns (new_text, launches) for the source `text` of `path`; raises RewriteError."""
     data, toks = _tokens(path, text)
     kinds = _kernel_kinds(toks)
+    shared = set(kinds.values())
+    fallback = shared.pop() if len(shared) == 1 else _KIND_AIV
     edits = []
     i = 0
     while i < len(toks):
@@ -283,7 +287,7 @@ def rewrite(path, text):
                 base = toks[j][0]
             if toks[j][0] == "<":
                 break
-        kind = kinds.get(base, _KIND_AIV)
+        kind = kinds.get(base, fallback)
         args = ", ".join(_text(data, toks, a, b) for a, b in config)
         inner = data[toks[lparen][2] : toks[rparen][1]].decode("utf-8")
         name_literal = name.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")

@@ -129,6 +129,19 @@ def test_a_definition_decides_over_an_earlier_prototype():
     assert launch(MIX, "j", "1, 0, s", "a") in out.splitlines()[4]
 
 
+def test_a_kernel_chosen_at_run_time_takes_the_kind_the_files_kernels_share():
+    cube = (
+        "__global__ __cube__ void mm_a(GM_ADDR a) {}\n"
+        "template <int N> __global__ __cube__ void mm_b(GM_ADDR a) {}\n"
+        "void host() { auto k = pick ? mm_a : mm_b<2>; k<<<1, 0, s>>>(a); }\n"
+    )
+    out, _ = rewrite(cube)
+    assert launch(AIC, "k", "1, 0, s", "a") in out.splitlines()[2]
+    mixed = "__global__ __cube__ void mm_a(GM_ADDR a) {}\n__global__ __mix__(1, 2) void m(GM_ADDR a) {}\n"
+    out, _ = rewrite(mixed + "void host() { k<<<1, 0, s>>>(a); }\n")
+    assert launch(AIV, "k", "1, 0, s", "a") in out.splitlines()[2]
+
+
 def test_line_numbers_survive_a_launch_over_several_lines():
     src = "k<<<\n  8,\n  nullptr,\n  s>>>(\n  a,\n  b);\nint after;\n"
     out, _ = rewrite(src)
