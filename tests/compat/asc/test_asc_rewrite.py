@@ -119,7 +119,8 @@ def test_kernel_task_type_default_in_the_body_sets_the_kind(task_type, kind):
 def test_a_definition_decides_over_an_earlier_prototype():
     src = (
         "__global__ __aicore__ void k(GM_ADDR a);\n"
-        "__global__ __aicore__ void k(GM_ADDR a) { KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY); }\n"
+        "__global__ __aicore__ void k(GM_ADDR a)"
+        " { KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY); }\n"
         "__global__ __aicore__ void j(__kfc_workspace__ GM_ADDR a) {}\n"
         "__global__ __aicore__ void j(__kfc_workspace__ GM_ADDR a);\n"
         "void host() { k<<<1, 0, s>>>(a); j<<<1, 0, s>>>(a); }\n"
@@ -137,7 +138,10 @@ def test_a_kernel_chosen_at_run_time_takes_the_kind_the_files_kernels_share():
     )
     out, _ = rewrite(cube)
     assert launch(AIC, "k", "1, 0, s", "a") in out.splitlines()[2]
-    mixed = "__global__ __cube__ void mm_a(GM_ADDR a) {}\n__global__ __mix__(1, 2) void m(GM_ADDR a) {}\n"
+    mixed = (
+        "__global__ __cube__ void mm_a(GM_ADDR a) {}\n"
+        "__global__ __mix__(1, 2) void m(GM_ADDR a) {}\n"
+    )
     out, _ = rewrite(mixed + "void host() { k<<<1, 0, s>>>(a); }\n")
     assert launch(AIV, "k", "1, 0, s", "a") in out.splitlines()[2]
 
