@@ -8,9 +8,15 @@ arguments (balanced `<>`, `()`, `[]`), or a parenthesised expression. Each launc
 
     ::tessera::compat::AscLaunch(KIND, KERNEL, "KERNEL", blockDim, l2ctrl, stream)(args)
 
-where KIND comes from the kernel's declaration in the same file (`__cube__` -> AIC,
-`__mix__(a, b)` -> MIX, otherwise AIV). Replacements keep every newline, so line numbers of the
-rewritten text match the original.
+where KIND is decided for each kernel defined with `__global__` in the same file, as the vendor's
+toolchain decides it: a kind attribute on the declaration first (`__cube__` -> AIC, `__vector__`
+-> AIV, `__mix__(a, b)` -> MIX); else `KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_...)` in its body
+(AIV_ONLY / MIX_AIV_1_0 -> AIV, AIC_ONLY / MIX_AIC_1_0 -> AIC, MIX_AIC_1_1 / MIX_AIC_1_2 -> MIX);
+else a `__kfc_workspace__` parameter -> MIX (that workspace is the AIC<->AIV message area of a
+Matmul object in MIX mode, so the kernel runs as 1 AIC + 2 AIV groups); otherwise AIV.
+A launch through a name that is no kernel of the file (a function pointer chosen at run time)
+takes the kind all the file's kernels share, AIV when they differ or there are none.
+Replacements keep every newline, so line numbers of the rewritten text match the original.
 """
 
 import clang.cindex as ci
@@ -75,13 +81,59 @@ def _kernel_kinds(toks):
             continue
         name = toks[hi - 1][0]
         words = {t[0] for t in toks[lo:hi]}
+        rparen = _match_forward(toks, hi)
+        params = {t[0] for t in toks[hi:rparen]} if rparen > 0 else set()
         if "__mix__" in words:
-            kinds[name] = _KIND_MIX
+            kind = _KIND_MIX
         elif "__cube__" in words:
-            kinds[name] = _KIND_AIC
+            kind = _KIND_AIC
+        elif "__vector__" in words:
+            kind = _KIND_AIV
         else:
-            kinds[name] = _KIND_AIV
+            kind = _task_type_default(toks, rparen)
+            if kind is None:
+                kind = _KIND_MIX if "__kfc_workspace__" in params else _KIND_AIV
+        if rparen < 0 or name in kinds and not _has_body(toks, rparen):
+            kinds.setdefault(name, kind)
+        else:
+            kinds[name] = kind
     return kinds
+
+
+_TASK_TYPES = {
+    "KERNEL_TYPE_AIV_ONLY": _KIND_AIV,
+    "KERNEL_TYPE_MIX_AIV_1_0": _KIND_AIV,
+    "KERNEL_TYPE_AIC_ONLY": _KIND_AIC,
+    "KERNEL_TYPE_MIX_AIC_1_0": _KIND_AIC,
+    "KERNEL_TYPE_MIX_AIC_1_1": _KIND_MIX,
+    "KERNEL_TYPE_MIX_AIC_1_2": _KIND_MIX,
+}
+
+
+def _body_range(toks, rparen):
+    """(first, last) token indices of the body `{...}` after a parameter list, or None."""
+    j = rparen + 1
+    while j < len(toks) and toks[j][0] not in ("{", ";", "(", ")", "}"):
+        j += 1
+    if j >= len(toks) or toks[j][0] != "{":
+        return None
+    end = _match_forward(toks, j)
+    return (j, end) if end > 0 else None
+
+
+def _has_body(toks, rparen):
+    return _body_range(toks, rparen) is not None
+
+
+def _task_type_default(toks, rparen):
+    """The kind named by KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_...) in the kernel's body, if any."""
+    body = _body_range(toks, rparen) if rparen > 0 else None
+    if body is None:
+        return None
+    for j in range(body[0], body[1] - 2):
+        if toks[j][0] == "KERNEL_TASK_TYPE_DEFAULT" and toks[j + 1][0] == "(":
+            return _TASK_TYPES.get(toks[j + 2][0])
+    return None
 
 
 def _match_forward(toks, i):
@@ -186,6 +238,8 @@ def rewrite(path, text):
     """Returns (new_text, launches) for the source `text` of `path`; raises RewriteError."""
     data, toks = _tokens(path, text)
     kinds = _kernel_kinds(toks)
+    shared = set(kinds.values())
+    fallback = shared.pop() if len(shared) == 1 else _KIND_AIV
     edits = []
     i = 0
     while i < len(toks):
@@ -233,7 +287,7 @@ def rewrite(path, text):
                 base = toks[j][0]
             if toks[j][0] == "<":
                 break
-        kind = kinds.get(base, _KIND_AIV)
+        kind = kinds.get(base, fallback)
         args = ", ".join(_text(data, toks, a, b) for a, b in config)
         inner = data[toks[lparen][2] : toks[rparen][1]].decode("utf-8")
         name_literal = name.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")

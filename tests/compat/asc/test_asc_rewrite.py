@@ -78,6 +78,74 @@ def test_kernel_kind_comes_from_the_declaration():
     assert lines == [4, 4, 4]
 
 
+def test_kfc_workspace_parameter_makes_an_aicore_kernel_mix():
+    src = (
+        "__global__ __aicore__ void mm_a(GM_ADDR a, __kfc_workspace__ GM_ADDR ws) {}\n"
+        'extern "C" __global__ __aicore__ void mm_b(__gm__ uint8_t* __kfc_workspace__ ws) {}\n'
+        "__global__ __cube__ void mm_c(__kfc_workspace__ GM_ADDR ws) {}\n"
+        "__global__ __aicore__ void plain(GM_ADDR workspace) {}\n"
+        "void host() { mm_a<<<1, 0, s>>>(a, w); mm_b<<<2, 0, s>>>(w); mm_c<<<3, 0, s>>>(w);"
+        " plain<<<4, 0, s>>>(w); }\n"
+    )
+    out, _ = rewrite(src)
+    last = out.splitlines()[4]
+    assert launch(MIX, "mm_a", "1, 0, s", "a, w") in last
+    assert launch(MIX, "mm_b", "2, 0, s", "w") in last
+    assert launch(AIC, "mm_c", "3, 0, s", "w") in last
+    assert launch(AIV, "plain", "4, 0, s", "w") in last
+
+
+@pytest.mark.parametrize(
+    "task_type, kind",
+    [
+        ("KERNEL_TYPE_AIV_ONLY", AIV),
+        ("KERNEL_TYPE_MIX_AIV_1_0", AIV),
+        ("KERNEL_TYPE_AIC_ONLY", AIC),
+        ("KERNEL_TYPE_MIX_AIC_1_0", AIC),
+        ("KERNEL_TYPE_MIX_AIC_1_1", MIX),
+        ("KERNEL_TYPE_MIX_AIC_1_2", MIX),
+    ],
+)
+def test_kernel_task_type_default_in_the_body_sets_the_kind(task_type, kind):
+    src = (
+        "__global__ __aicore__ void k(GM_ADDR a, __kfc_workspace__ GM_ADDR ws)\n"
+        f"{{\n  if (a) {{ f(); }}\n  KERNEL_TASK_TYPE_DEFAULT({task_type});\n  g();\n}}\n"
+        "void host() { k<<<5, 0, s>>>(a, w); }\n"
+    )
+    out, _ = rewrite(src)
+    assert launch(kind, "k", "5, 0, s", "a, w") in out.splitlines()[6]
+
+
+def test_a_definition_decides_over_an_earlier_prototype():
+    src = (
+        "__global__ __aicore__ void k(GM_ADDR a);\n"
+        "__global__ __aicore__ void k(GM_ADDR a)"
+        " { KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY); }\n"
+        "__global__ __aicore__ void j(__kfc_workspace__ GM_ADDR a) {}\n"
+        "__global__ __aicore__ void j(__kfc_workspace__ GM_ADDR a);\n"
+        "void host() { k<<<1, 0, s>>>(a); j<<<1, 0, s>>>(a); }\n"
+    )
+    out, _ = rewrite(src)
+    assert launch(AIC, "k", "1, 0, s", "a") in out.splitlines()[4]
+    assert launch(MIX, "j", "1, 0, s", "a") in out.splitlines()[4]
+
+
+def test_a_kernel_chosen_at_run_time_takes_the_kind_the_files_kernels_share():
+    cube = (
+        "__global__ __cube__ void mm_a(GM_ADDR a) {}\n"
+        "template <int N> __global__ __cube__ void mm_b(GM_ADDR a) {}\n"
+        "void host() { auto k = pick ? mm_a : mm_b<2>; k<<<1, 0, s>>>(a); }\n"
+    )
+    out, _ = rewrite(cube)
+    assert launch(AIC, "k", "1, 0, s", "a") in out.splitlines()[2]
+    mixed = (
+        "__global__ __cube__ void mm_a(GM_ADDR a) {}\n"
+        "__global__ __mix__(1, 2) void m(GM_ADDR a) {}\n"
+    )
+    out, _ = rewrite(mixed + "void host() { k<<<1, 0, s>>>(a); }\n")
+    assert launch(AIV, "k", "1, 0, s", "a") in out.splitlines()[2]
+
+
 def test_line_numbers_survive_a_launch_over_several_lines():
     src = "k<<<\n  8,\n  nullptr,\n  s>>>(\n  a,\n  b);\nint after;\n"
     out, _ = rewrite(src)
