@@ -284,7 +284,18 @@ void TPipe::Destroy() {
   auto* state = static_cast<detail::KernelBlockState*>(ctx->layer_state);
   for (int m = 0; m < static_cast<int>(detail::Memory::kCount); ++m)
     state->used[m] = start_[m];
-  if (state->pipe == this) state->pipe = previous_;
+  // Unlink this pipe from the block's chain of live pipes wherever it is, so GetTPipePtr never
+  // returns a destroyed pipe when pipes die out of order.
+  if (state->pipe == this) {
+    state->pipe = previous_;
+  } else {
+    for (TPipe* p = state->pipe; p != nullptr; p = p->previous_) {
+      if (p->previous_ == this) {
+        p->previous_ = previous_;
+        break;
+      }
+    }
+  }
 }
 
 TEventID TPipe::FetchEventID(HardEvent event) {

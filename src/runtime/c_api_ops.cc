@@ -100,6 +100,13 @@ Status Prepare(const char* package_dir, const char* op_type, const tsrTensor* co
     return tessera::InvalidArgument(std::string(op_type) +
                                     ": a non-empty inputs/outputs/attrs array is NULL");
   }
+  if (num_inputs + num_outputs > tessera::runtime::OpExecutor::kMaxTensors ||
+      num_inputs > tessera::runtime::OpExecutor::kMaxTensors) {
+    return tessera::InvalidArgument(
+        std::string(op_type) + ": " + std::to_string(num_inputs) + " inputs and " +
+        std::to_string(num_outputs) + " outputs; an op takes at most " +
+        std::to_string(tessera::runtime::OpExecutor::kMaxTensors) + " tensors");
+  }
   if (package_dir != nullptr && package_dir[0] == '\0') {
     return tessera::InvalidArgument(std::string(op_type) +
                                     ": the op API could not determine its package directory");

@@ -916,8 +916,10 @@ RuntimeStats GetRuntimeStats() {
 }
 
 void ClearParamCache() {
-  g_cache_generation.fetch_add(1, std::memory_order_acq_rel);
+  // Clear first, then bump: a caller that reads the new generation can only find plans built
+  // after the clear, so no pre-clear plan is kept as current.
   PackageRuntime::Get().cache().Clear();
+  g_cache_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
 std::string BuiltinPackageDir() {

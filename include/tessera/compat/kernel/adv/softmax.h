@@ -6,7 +6,8 @@
 // of each row are computed, the rest of dst is left alone); the per-row statistics (max, sum,
 // expMax, SoftmaxGradFront's result) are written broadcast over one 32-byte block per row, e.g.
 // [srcM, 8] for float, [srcM, 16] for half, as the vendor does. The NZ format, the temporary
-// buffer and isReuseSource / isBasicBlock are accepted; NZ is refused in checked mode. An empty
+// buffer and isReuseSource / isBasicBlock are accepted; NZ data and a SoftmaxConfig mode other than
+// SOFTMAX_NORMAL fail the block (in both modes). An empty
 // SoftMaxShapeInfo takes the shape from the tiling's srcM / srcK.
 #pragma once
 
@@ -73,12 +74,22 @@ struct SoftMaxShape {
 template <bool isDataFormatNZ>
 SoftMaxShape ResolveShape(const SoftMaxTiling& tiling, const SoftMaxShapeInfo& info, bool checked,
                           const char* api) {
-  TESSERA_KERNEL_CHECK(checked, !isDataFormatNZ, api,
-                       "the NZ data format is not supported on tessera; pass ND data");
+  (void)checked;
+  // Fails in both modes: treating NZ data as ND would give wrong results silently.
+  if (isDataFormatNZ)
+    ::tessera::kernel::KernelFail(api,
+                                  "the NZ data format is not supported on tessera; pass ND data");
   SoftMaxShape s{info.srcM, info.srcK, info.oriSrcK};
   if (s.rows == 0 && s.cols == 0) s = {tiling.srcM, tiling.srcK, tiling.srcK};
   if (s.valid == 0 || s.valid > s.cols) s.valid = s.cols;
   return s;
+}
+
+// tessera writes the row statistics block-broadcast (SOFTMAX_NORMAL); another mode sizes them
+// differently, so it fails the block (in both modes) rather than overrun them.
+inline void RequireNormalMode(const SoftmaxConfig& config, const char* api) {
+  if (config.mode != SoftmaxMode::SOFTMAX_NORMAL)
+    ::tessera::kernel::KernelFail(api, "only SoftmaxMode::SOFTMAX_NORMAL is supported on tessera");
 }
 
 template <class T>
@@ -133,6 +144,7 @@ template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
 void SoftMax(const LocalTensor<T>& dst, const LocalTensor<S>& sumTensor,
              const LocalTensor<S>& maxTensor, const LocalTensor<T>& src,
              const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  adv_detail::RequireNormalMode(config, "SoftMax");
   adv_detail::SoftMaxWithStats<T, S, isDataFormatNZ>("SoftMax", dst, &sumTensor, &maxTensor, src,
                                                      tiling, softmaxShapeInfo, false);
 }
@@ -143,6 +155,7 @@ void SoftMax(const LocalTensor<T>& dst, const LocalTensor<S>& sumTensor,
              const LocalTensor<S>& maxTensor, const LocalTensor<T>& src,
              const LocalTensor<uint8_t>&, const SoftMaxTiling& tiling,
              const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  adv_detail::RequireNormalMode(config, "SoftMax");
   adv_detail::SoftMaxWithStats<T, S, isDataFormatNZ>("SoftMax", dst, &sumTensor, &maxTensor, src,
                                                      tiling, softmaxShapeInfo, false);
 }
@@ -150,6 +163,7 @@ template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
           const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
 void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const SoftMaxTiling& tiling,
              const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  adv_detail::RequireNormalMode(config, "SoftMax");
   adv_detail::SoftMaxWithStats<T, T, false>("SoftMax", dst, nullptr, nullptr, src, tiling,
                                             softmaxShapeInfo, false);
 }
@@ -157,6 +171,7 @@ template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
           const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
 void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>&,
              const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+  adv_detail::RequireNormalMode(config, "SoftMax");
   adv_detail::SoftMaxWithStats<T, T, false>("SoftMax", dst, nullptr, nullptr, src, tiling,
                                             softmaxShapeInfo, false);
 }
@@ -178,6 +193,7 @@ void SimpleSoftMax(const LocalTensor<T>& dst, const LocalTensor<S>& inSumTensor,
                    const LocalTensor<S>& inMaxTensor, const LocalTensor<T>& src,
                    const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
   const ::tessera::kernel::detail::PipeScope phase(dst.checked(), ::tessera::device::TracePipe::kV);
+  adv_detail::RequireNormalMode(config, "SimpleSoftMax");
   const adv_detail::SoftMaxShape s = adv_detail::ResolveShape<isDataFormatNZ>(
       tiling, softmaxShapeInfo, dst.checked(), "SimpleSoftMax");
   adv_detail::CheckRows(dst, s.rows, s.cols, "SimpleSoftMax", "dst");
@@ -246,6 +262,7 @@ void SoftmaxFlashV2(const LocalTensor<T>& dst, const LocalTensor<S>& expSumTenso
                     const LocalTensor<S>& inMaxTensor, const SoftMaxTiling& tiling,
                     const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
   const char* api = "SoftmaxFlashV2";
+  adv_detail::RequireNormalMode(config, api);
   const ::tessera::kernel::detail::PipeScope phase(dst.checked(), ::tessera::device::TracePipe::kV);
   const adv_detail::SoftMaxShape s =
       adv_detail::ResolveShape<isDataFormatNZ>(tiling, softmaxShapeInfo, dst.checked(), api);
