@@ -44,9 +44,11 @@ CacheKeyBuilder& CacheKeyBuilder::Tensor(const TensorDesc* desc, int64_t view_of
       strides[static_cast<size_t>(i)] = stride;
       stride *= desc->shape.dim(i) > 0 ? desc->shape.dim(i) : 1;
     }
+    Int(rank);  // counted, so the strides and the view offset after them stay delimited
     for (int i = 0; i < rank; ++i)
       Int(strides[static_cast<size_t>(i)]);
   } else {
+    Int(static_cast<int64_t>(desc->strides.size()));
     for (int64_t s : desc->strides)
       Int(s);
   }
