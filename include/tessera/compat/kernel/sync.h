@@ -59,7 +59,7 @@ inline T ReadGmByPassDCache(T* addr) {
   return ::tessera::kernel::LoadGmShared(addr);
 }
 
-namespace detail {
+namespace sync_detail {
 // The 32-byte flag of (blockIdx, eventID) in an IBSet / IBWait workspace, as the vendor lays it
 // out: eventID-major, one 8-word block per core (both AIVs of each group when not AIV-only).
 template <bool isAIVOnly>
@@ -84,7 +84,7 @@ int32_t* IbFlag(const char* api, const ::tessera::kernel::GlobalTensor<int32_t>&
   }
   return gm.GetPhyAddr() + index;
 }
-}  // namespace detail
+}  // namespace sync_detail
 
 // IBSet / IBWait: a one-slot handshake per (blockIdx, eventID) in a zeroed GM workspace. IBSet
 // waits for the slot to be free (0) and raises it to 1; IBWait waits for 1 and frees it. blockIdx
@@ -96,7 +96,7 @@ inline void IBSet(const ::tessera::kernel::GlobalTensor<int32_t>& gmWorkspace,
                   const ::tessera::kernel::LocalTensor<int32_t>&, int32_t blockIdx,
                   int32_t eventID) {
   if (::tessera::kernel::IsAic()) return;
-  int32_t* flag = detail::IbFlag<isAIVOnly>("IBSet", gmWorkspace, blockIdx, eventID);
+  int32_t* flag = sync_detail::IbFlag<isAIVOnly>("IBSet", gmWorkspace, blockIdx, eventID);
   ::tessera::kernel::WaitGmWord(flag, [](int32_t v) { return v == 0; });
   ::tessera::kernel::StoreGmShared(flag, int32_t{1});
 }
@@ -105,7 +105,7 @@ inline void IBWait(const ::tessera::kernel::GlobalTensor<int32_t>& gmWorkspace,
                    const ::tessera::kernel::LocalTensor<int32_t>&, int32_t blockIdx,
                    int32_t eventID) {
   if (::tessera::kernel::IsAic()) return;
-  int32_t* flag = detail::IbFlag<isAIVOnly>("IBWait", gmWorkspace, blockIdx, eventID);
+  int32_t* flag = sync_detail::IbFlag<isAIVOnly>("IBWait", gmWorkspace, blockIdx, eventID);
   ::tessera::kernel::WaitGmWord(flag, [](int32_t v) { return v == 1; });
   ::tessera::kernel::StoreGmShared(flag, int32_t{0});
 }
@@ -114,7 +114,7 @@ inline void IBWait(const ::tessera::kernel::GlobalTensor<int32_t>& gmWorkspace,
 // workspace (block 0) and starts the round count in UB; WaitPreBlock returns once every block
 // before this one has called NotifyNextBlock in this round; the last block's NotifyNextBlock starts
 // the next round. gmWorkspace holds GetBlockNum() * 8 int32 values, ubWorkspace one block more.
-namespace detail {
+namespace sync_detail {
 inline uint64_t DetermineWords(const char* api, uint64_t gm_size, uint64_t ub_size) {
   const uint64_t n = ::tessera::device::GetBlockNum();
   if (gm_size < n * 8) {
@@ -129,11 +129,11 @@ inline uint64_t DetermineWords(const char* api, uint64_t gm_size, uint64_t ub_si
   }
   return n;
 }
-}  // namespace detail
+}  // namespace sync_detail
 inline void InitDetermineComputeWorkspace(::tessera::kernel::GlobalTensor<int32_t>& gmWorkspace,
                                           ::tessera::kernel::LocalTensor<int32_t>& ubWorkspace) {
   if (::tessera::kernel::IsAic()) return;
-  const uint64_t n = detail::DetermineWords("InitDetermineComputeWorkspace", gmWorkspace.GetSize(),
+  const uint64_t n = sync_detail::DetermineWords("InitDetermineComputeWorkspace", gmWorkspace.GetSize(),
                                             ubWorkspace.GetSize());
   if (::tessera::device::GetBlockIdx() == 0) {
     for (uint64_t b = 0; b < n; ++b) {
@@ -146,7 +146,7 @@ inline void WaitPreBlock(::tessera::kernel::GlobalTensor<int32_t>& gmWorkspace,
                          ::tessera::kernel::LocalTensor<int32_t>& ubWorkspace) {
   if (::tessera::kernel::IsAic()) return;
   const uint64_t n =
-      detail::DetermineWords("WaitPreBlock", gmWorkspace.GetSize(), ubWorkspace.GetSize());
+      sync_detail::DetermineWords("WaitPreBlock", gmWorkspace.GetSize(), ubWorkspace.GetSize());
   const uint64_t me = ::tessera::device::GetBlockIdx();
   const int32_t round = ubWorkspace.GetValue(static_cast<uint32_t>(n * 8));
   int32_t* words = gmWorkspace.GetPhyAddr();
@@ -159,7 +159,7 @@ inline void NotifyNextBlock(::tessera::kernel::GlobalTensor<int32_t>& gmWorkspac
                             ::tessera::kernel::LocalTensor<int32_t>& ubWorkspace) {
   if (::tessera::kernel::IsAic()) return;
   const uint64_t n =
-      detail::DetermineWords("NotifyNextBlock", gmWorkspace.GetSize(), ubWorkspace.GetSize());
+      sync_detail::DetermineWords("NotifyNextBlock", gmWorkspace.GetSize(), ubWorkspace.GetSize());
   const uint64_t me = ::tessera::device::GetBlockIdx();
   const int32_t round = ubWorkspace.GetValue(static_cast<uint32_t>(n * 8));
   int32_t* words = gmWorkspace.GetPhyAddr();
