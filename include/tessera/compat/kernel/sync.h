@@ -12,6 +12,7 @@
 #include "tessera/kernel/data_copy.h"
 #include "tessera/kernel/global_tensor.h"
 #include "tessera/kernel/gm_sync.h"
+#include "tessera/kernel/kernel.h"
 #include "tessera/kernel/local_tensor.h"
 #include "tessera/kernel/sync.h"
 
