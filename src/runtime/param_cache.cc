@@ -38,11 +38,13 @@ CacheKeyBuilder& CacheKeyBuilder::Tensor(const TensorDesc* desc, int64_t view_of
   const int rank = desc->shape.rank();
   if (desc->strides.empty()) {
     // Contiguous strides, computed without allocating (this runs on every cache hit).
+    // Unsigned, so a shape too large to address wraps instead of overflowing (the shape itself
+    // is in the key, and validation rejects it).
     std::array<int64_t, Shape::kMaxRank> strides{};
-    int64_t stride = 1;
+    uint64_t stride = 1;
     for (int i = rank - 1; i >= 0; --i) {
-      strides[static_cast<size_t>(i)] = stride;
-      stride *= desc->shape.dim(i) > 0 ? desc->shape.dim(i) : 1;
+      strides[static_cast<size_t>(i)] = static_cast<int64_t>(stride);
+      stride *= desc->shape.dim(i) > 0 ? static_cast<uint64_t>(desc->shape.dim(i)) : 1;
     }
     Int(rank);  // counted, so the strides and the view offset after them stay delimited
     for (int i = 0; i < rank; ++i)

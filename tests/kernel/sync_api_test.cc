@@ -117,6 +117,11 @@ TEST(SyncApi, IbSetWaitCarriesAPrefixSumAcrossManyBlocks) {
 }
 
 // Two blocks hand a counter back and forth `rounds` times on two events (reusing each slot).
+// One step of the order-revealing counter, wrapping (unsigned) instead of overflowing.
+int64_t Step(int64_t c, uint64_t mul, uint64_t add) {
+  return static_cast<int64_t>(static_cast<uint64_t>(c) * mul + add);
+}
+
 void PingPong(int32_t* sync, int64_t* counter, int64_t* trace, int32_t rounds) {
   AscendC::TPipe pipe;
   AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
@@ -128,12 +133,12 @@ void PingPong(int32_t* sync, int64_t* counter, int64_t* trace, int32_t rounds) {
   for (int32_t r = 0; r < rounds; ++r) {
     if (b == 0) {
       if (r > 0) AscendC::IBWait(gm, ub, 1, 1);
-      *counter = *counter * 3 + 1;
+      *counter = Step(*counter, 3, 1);
       trace[2 * r] = *counter;
       AscendC::IBSet(gm, ub, 0, 0);
     } else {
       AscendC::IBWait(gm, ub, 0, 0);
-      *counter = *counter * 5 + 2;
+      *counter = Step(*counter, 5, 2);
       trace[2 * r + 1] = *counter;
       if (r + 1 < rounds) AscendC::IBSet(gm, ub, 1, 1);
     }
@@ -148,9 +153,9 @@ TEST(SyncApi, IbSetWaitPingPongReusesItsFlags) {
   const std::vector<int64_t> got = trace.Host();
   int64_t c = 7;
   for (int32_t r = 0; r < rounds; ++r) {
-    c = c * 3 + 1;
+    c = Step(c, 3, 1);
     EXPECT_EQ(got[2 * r], c);
-    c = c * 5 + 2;
+    c = Step(c, 5, 2);
     EXPECT_EQ(got[2 * r + 1], c);
   }
 }
