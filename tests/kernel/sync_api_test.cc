@@ -399,7 +399,7 @@ void AtomicRows(T* rows, T* out, uint32_t n) {
 }
 
 template <class T>
-double ToDouble(T v) {
+double AsDouble(T v) {
   return static_cast<double>(static_cast<float>(v));
 }
 
@@ -415,13 +415,13 @@ void CheckAtomicRows(uint32_t blocks, uint32_t n, std::mt19937& rng) {
   ASSERT_TRUE(RunBlocks(blocks, AtomicRows<T, kOp>, in.get(), out.get(), n).ok());
   const std::vector<T> got = out.Host();
   for (uint32_t i = 0; i < n; ++i) {
-    double ref = ToDouble(init[i]);
+    double ref = AsDouble(init[i]);
     for (uint32_t b = 0; b < blocks; ++b) {
-      const double v = ToDouble(rows[b * n + i]);
+      const double v = AsDouble(rows[b * n + i]);
       ref = kOp == 0 ? ref + v : kOp == 1 ? std::max(ref, v) : std::min(ref, v);
     }
-    EXPECT_EQ(ToDouble(got[i]), ref) << "op " << kOp << " element " << i;
-    EXPECT_EQ(ToDouble(got[n + i]), ToDouble(rows[i]));
+    EXPECT_EQ(AsDouble(got[i]), ref) << "op " << kOp << " element " << i;
+    EXPECT_EQ(AsDouble(got[n + i]), AsDouble(rows[i]));
   }
 }
 
