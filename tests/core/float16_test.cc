@@ -101,6 +101,37 @@ TEST(HalfTest, MidpointsTieToEven) {
   }
 }
 
+TEST(HalfTest, DoublesNearAMidpointRoundOnce) {
+  // A double just off a midpoint is no midpoint: rounding it to float first would land on the
+  // midpoint and tie to even, the wrong way for every odd lower neighbour.
+  for (uint32_t b = 0; b < 0x7BFF; ++b) {
+    const double lo = HalfValue(static_cast<uint16_t>(b));
+    const double hi = HalfValue(static_cast<uint16_t>(b + 1));
+    const double mid = (lo + hi) / 2;
+    const double off = (hi - lo) * 0x1p-36;  // far below float's resolution at mid
+    for (const double sign : {1.0, -1.0}) {
+      const uint16_t s = sign < 0 ? 0x8000 : 0;
+      ASSERT_EQ(half(sign * (mid + off)).bits, s | (b + 1)) << b;
+      ASSERT_EQ(half(sign * (mid - off)).bits, s | b) << b;
+      ASSERT_EQ(half(sign * mid).bits, s | ((b & 1) ? b + 1 : b)) << b;
+    }
+  }
+}
+
+TEST(Bfloat16Test, DoublesNearAMidpointRoundOnce) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<uint32_t> finite(0x0001, 0x7F7E);
+  for (int i = 0; i < 100000; ++i) {
+    const uint16_t b = static_cast<uint16_t>(finite(rng));
+    const double lo = Bfloat16BitsToFloat(b);
+    const double hi = Bfloat16BitsToFloat(static_cast<uint16_t>(b + 1));
+    const double mid = (lo + hi) / 2;
+    const double off = (hi - lo) * 0x1p-36;
+    ASSERT_EQ(bfloat16(mid + off).bits, b + 1) << b;
+    ASSERT_EQ(bfloat16(-(mid - off)).bits, 0x8000 | b) << b;
+  }
+}
+
 TEST(HalfTest, SpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
   EXPECT_EQ(FloatToHalfBits(inf), 0x7C00);

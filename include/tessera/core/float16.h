@@ -72,15 +72,41 @@ constexpr float Bfloat16BitsToFloat(uint16_t bits) {
   return detail::BitCast<float>(static_cast<uint32_t>(bits) << 16);
 }
 
+// A double rounded to float "to odd": an inexact result keeps its lowest bit set. Rounding that
+// float again to half or bfloat16 (11 and 8 significant bits against float's 24) then gives what
+// rounding the double once would; plain double -> float -> half rounds twice and can land on a
+// half tie that the double was not on.
+constexpr float DoubleToFloatRoundToOdd(double value) {
+  const float f = static_cast<float>(value);
+  const uint32_t bits = detail::BitCast<uint32_t>(f);
+  if (static_cast<double>(f) == value || (bits & 0x7F800000u) == 0x7F800000u || (bits & 1u) != 0)
+    return f;  // exact, infinite or NaN, or already odd
+  const double magnitude = value < 0 ? -value : value;
+  const double f_magnitude = f < 0 ? -static_cast<double>(f) : static_cast<double>(f);
+  // One step of the magnitude toward the value (the sign bit stays).
+  return detail::BitCast<float>(magnitude > f_magnitude ? bits + 1u : bits - 1u);
+}
+
+namespace detail {
+template <class F>
+constexpr float ToFloatForNarrowing(F value) {
+  if constexpr (std::is_same_v<F, float>) {
+    return value;
+  } else {
+    return DoubleToFloatRoundToOdd(static_cast<double>(value));
+  }
+}
+}  // namespace detail
+
 // IEEE binary16 storage type. Layout: exactly one uint16_t, so arrays map onto device buffers.
 struct half {
   uint16_t bits = 0;
 
   constexpr half() = default;
   // Floating values convert implicitly, as the NPU's half does (`half alpha = 0.01;`), rounded
-  // to nearest even (a double goes through float first).
+  // once to nearest even (a long double is rounded to double first).
   template <class F, std::enable_if_t<std::is_floating_point_v<F>, int> = 0>
-  constexpr half(F value) : bits(FloatToHalfBits(static_cast<float>(value))) {}  // NOLINT
+  constexpr half(F value) : bits(FloatToHalfBits(detail::ToFloatForNarrowing(value))) {}  // NOLINT
   // Integers convert implicitly, as the NPU's half does (so `DataCopyPadExtParams<half> p =
   // {false, 0, 0, 0}` compiles): through float, exact below 2^24, then rounded once.
   template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
@@ -100,7 +126,8 @@ struct bfloat16 {
   constexpr bfloat16() = default;
   // Floating values convert implicitly, as half's do.
   template <class F, std::enable_if_t<std::is_floating_point_v<F>, int> = 0>
-  constexpr bfloat16(F value) : bits(FloatToBfloat16Bits(static_cast<float>(value))) {}  // NOLINT
+  constexpr bfloat16(F value)  // NOLINT
+      : bits(FloatToBfloat16Bits(detail::ToFloatForNarrowing(value))) {}
   // Integers convert implicitly, as half's do (exact below 2^24).
   template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
   constexpr bfloat16(I value) : bits(FloatToBfloat16Bits(static_cast<float>(value))) {}  // NOLINT
