@@ -85,6 +85,15 @@ void CopyToBiasTable(const CubeOperand& dst, const CubeOperand& src, uint32_t co
 void LoadData2D(const CubeOperand& dst, const CubeOperand& src, const LoadData2DParams& p);
 void LoadData2DTranspose(const CubeOperand& dst, const CubeOperand& src,
                          const LoadData2dTransposeParams& p);
+// LoadData3DParamsV2 without its pad value (`pad` points at one element of the tensors' type).
+struct Load3DGeometry {
+  uint8_t padList[4];
+  uint32_t l1H, l1W, channelSize, kExtension, mExtension, kStartPt, mStartPt;
+  uint32_t strideW, strideH, filterW, filterH, dilationW, dilationH;
+  bool enTranspose, enSmallK, fMatrixCtrl;
+};
+void LoadData3DV2(const CubeOperand& dst, const CubeOperand& src, const Load3DGeometry& g,
+                  const void* pad);
 // `bias` is null for the three-operand form.
 void RunCubeMmad(const CubeOperand& c, const CubeOperand& a, const CubeOperand& b,
                  const CubeOperand* bias, const MmadParams& p);
@@ -159,6 +168,35 @@ void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src,
               const LoadData2DParams& params) {
   const detail::PipeScope phase(dst.checked(), device::TracePipe::kMte1);
   detail::LoadData2D(detail::Operand(dst), detail::Operand(src), params);
+}
+
+// L1 (A1/B1, NC1HWC0) -> L0A/L0B through img2col (MTE1); see LoadData3DParamsV2. U is the pad
+// value's type, the tensors' own.
+template <class T, class U, std::enable_if_t<std::is_same_v<T, U>, int> = 0>
+void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+              const LoadData3DParamsV2<U>& params) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kMte1);
+  detail::Load3DGeometry g{};
+  for (int i = 0; i < 4; ++i)
+    g.padList[i] = params.padList[i];
+  g.l1H = params.l1H;
+  g.l1W = params.l1W;
+  g.channelSize = params.channelSize;
+  g.kExtension = params.kExtension;
+  g.mExtension = params.mExtension;
+  g.kStartPt = params.kStartPt;
+  g.mStartPt = params.mStartPt;
+  g.strideW = params.strideW;
+  g.strideH = params.strideH;
+  g.filterW = params.filterW + (params.filterSizeW ? 256u : 0u);
+  g.filterH = params.filterH + (params.filterSizeH ? 256u : 0u);
+  g.dilationW = params.dilationFilterW;
+  g.dilationH = params.dilationFilterH;
+  g.enTranspose = params.enTranspose;
+  g.enSmallK = params.enSmallK;
+  g.fMatrixCtrl = params.fMatrixCtrl;
+  const T pad = params.padValue;
+  detail::LoadData3DV2(detail::Operand(dst), detail::Operand(src), g, &pad);
 }
 
 // L1 -> L0A/L0B with a transpose of squares built from 1 (b16) or 2 (b8, b32) fractals (MTE1).
