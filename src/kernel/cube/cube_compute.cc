@@ -322,6 +322,11 @@ void NoteFixpipeWrites(const CubeOperand& dst, const FixpipeParamsV220& p, CO2La
 
 }  // namespace
 
+void ClearUnitFlags() {
+  for (auto& rec : State("SetFixPipeConfig").unit_flags)
+    rec.unit_flag = 0;
+}
+
 void RunFixpipe(const CubeOperand& dst, const CubeOperand& src, const CubeOperand* quant,
                 const FixpipeParamsV220& p, CO2Layout format) {
   constexpr const char* kApi = "Fixpipe";

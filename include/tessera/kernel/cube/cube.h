@@ -94,6 +94,8 @@ struct Load3DGeometry {
 };
 void LoadData3DV2(const CubeOperand& dst, const CubeOperand& src, const Load3DGeometry& g,
                   const void* pad);
+// Sets every L0C tile's unit flag to 0 (checked mode tracks them; fast mode has none).
+void ClearUnitFlags();
 // `bias` is null for the three-operand form.
 void RunCubeMmad(const CubeOperand& c, const CubeOperand& a, const CubeOperand& b,
                  const CubeOperand* bias, const MmadParams& p);
@@ -257,6 +259,24 @@ constexpr bool kFixpipeTypesOk = (std::is_same_v<U, float> &&
 // L0C (CO1, 64-byte aligned) -> GM (FIX pipe): Nz -> ND (CFG_ROW_MAJOR) or Nz -> Nz (CFG_NZ), with
 // relu and quantPre conversions. Output types: from float -> float, half, bfloat16_t, int8_t,
 // uint8_t; from int32_t -> int32_t, half, int8_t, uint8_t.
+// Fixpipe's pre-stage configuration (the NPU's FPC register): where the relu / quant parameter
+// vectors of the following Fixpipes live, and with isUnitFlag the clearing of every L0C tile's
+// unit flag (after unitFlag Mmads and Fixpipes, so later ones start clean). tessera's Fixpipe
+// takes its quant vector as an argument, so the addresses select nothing here; the clearing is
+// what checked mode's unitFlag check sees.
+template <class T, bool setRelu = false>
+void SetFixPipeConfig(const LocalTensor<T>& preData, bool isUnitFlag = false) {
+  static_cast<void>(preData);
+  if (isUnitFlag) detail::ClearUnitFlags();
+}
+template <class T>
+void SetFixPipeConfig(const LocalTensor<T>& reluPre, const LocalTensor<T>& quantPre,
+                      bool isUnitFlag = false) {
+  static_cast<void>(reluPre);
+  static_cast<void>(quantPre);
+  if (isUnitFlag) detail::ClearUnitFlags();
+}
+
 template <class T, class U, const FixpipeConfig& config = CFG_ROW_MAJOR>
 void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src,
              const FixpipeParamsV220& params) {
