@@ -1,9 +1,12 @@
 // LoadData with LoadData3DParamsV2 (img2col, L1 -> L0A/L0B) against a scalar model of the vendor's
 // description: the NC1HWC0 map padded explicitly, windows enumerated row by row, the img2col
 // matrix sliced and placed in the destination's fractal layout. Random maps, awkward shapes,
-// padding, strides, dilation, both destinations, the transpose, fast and checked modes.
+// padding, strides, dilation, both destinations, the transpose, fast and checked modes. Also
+// Mmad's kDirectionAlign (fp32 K padded to 16 in L0A) against a double reference.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -111,8 +114,11 @@ void CheckLoad3D(const Shape& s, bool to_b, uint32_t seed) {
   }
   uint8_t poison[sizeof(T)];
   std::memset(poison, kPoison, sizeof(T));
-  for (size_t i = 0; i < l0_count; ++i)
-    if (!written[i]) ASSERT_EQ(std::memcmp(&got[i], poison, sizeof(T)), 0) << "element " << i;
+  for (size_t i = 0; i < l0_count; ++i) {
+    if (!written[i]) {
+      ASSERT_EQ(std::memcmp(&got[i], poison, sizeof(T)), 0) << "element " << i;
+    }
+  }
 }
 
 TEST(CubeLoad3DTest, Img2ColToL0AAndL0B) {
@@ -132,13 +138,13 @@ TEST(CubeLoad3DTest, Img2ColToL0AAndL0B) {
     // A convolution window: 3x3 filter, padding, stride 2, dilation, a slice of K and M.
     CheckLoad3D<half>(Shape{7, 9, 32, 3, 3, 2, 1, 1, 2, {1, 2, 1, 0}, 16, 64, 3, 17, false}, false,
                       6);
-    CheckLoad3D<half>(Shape{7, 9, 32, 3, 3, 2, 1, 1, 2, {1, 2, 1, 0}, 32, 48, 0, 31, false}, true,
+    CheckLoad3D<half>(Shape{7, 9, 32, 3, 3, 2, 1, 1, 2, {1, 2, 1, 0}, 32, 48, 0, 24, false}, true,
                       7);
     CheckLoad3D<bfloat16>(Shape{5, 6, 16, 2, 3, 1, 2, 2, 1, {0, 1, 2, 1}, 0, 96, 1, 16, true},
                           false, 8);
-    CheckLoad3D<int8_t>(Shape{6, 5, 64, 2, 2, 1, 1, 1, 1, {1, 0, 0, 1}, 32, 64, 2, 30, false},
+    CheckLoad3D<int8_t>(Shape{6, 5, 64, 2, 2, 1, 1, 1, 1, {1, 0, 0, 1}, 32, 64, 2, 28, false},
                         false, 9);
-    CheckLoad3D<float>(Shape{4, 7, 24, 3, 2, 1, 3, 1, 1, {2, 2, 1, 1}, 8, 40, 5, 13, true}, false,
+    CheckLoad3D<float>(Shape{4, 7, 24, 3, 2, 1, 3, 1, 1, {2, 2, 1, 1}, 8, 40, 3, 13, true}, false,
                        10);
   }
 }
@@ -175,6 +181,65 @@ TEST(CubeLoad3DTest, BadParametersFailWithTheReason) {
       LoadData3DParamsV2<half>(padList, 2, 2, 16, 16, 16, 0, 0, 1, 1, 3, 3, 1, 1, false, false,
                                half(0.0f)),
       "does not fit");
+}
+
+// Mmad with kDirectionAlign: A (m x k, fp32) in Zz with ceil(k/16)*2 fractals per M block (the
+// pad fractal holds NaN, which must not be read), B in Zn; C read back from L0C (Nz).
+void KAlignKernel(const float* a, const float* b, float* c, uint32_t m, uint32_t n, uint32_t k) {
+  const uint32_t m1 = testing::Ceil(m, 16), n1 = testing::Ceil(n, 16), k16 = testing::Ceil(k, 16);
+  LocalMemAllocator<Hardware::L0A> l0a;
+  LocalMemAllocator<Hardware::L0B> l0b;
+  LocalMemAllocator<Hardware::L0C> l0c;
+  LocalTensor<float> a2 = l0a.Alloc<TPosition::A2, float>(m1 * k16 * 2 * 128);
+  LocalTensor<float> b2 = l0b.Alloc<TPosition::B2, float>(k16 * 2 * n1 * 128);
+  LocalTensor<float> c1 = l0c.Alloc<TPosition::CO1, float>(m1 * 16 * n1 * 16);
+  std::memcpy(a2.GetPhyAddr(), a, size_t{m1} * k16 * 2 * 128 * sizeof(float));
+  std::memcpy(b2.GetPhyAddr(), b, size_t{k16} * 2 * n1 * 128 * sizeof(float));
+  MmadParams p(m, n, k, 0, false, true);
+  p.kDirectionAlign = true;
+  Mmad(c1, a2, b2, p);
+  std::memcpy(c, c1.GetPhyAddr(), size_t{m1} * 16 * n1 * 16 * sizeof(float));
+}
+
+TEST(CubeMmadTest, KDirectionAlignPadsFp32KTo16) {
+  for (bool checked : {false, true}) {
+    testing::CheckedScope scope(checked);
+    for (const auto& [m, n, k] :
+         {std::array<uint32_t, 3>{20, 18, 40}, {7, 33, 8}, {31, 5, 23}, {16, 16, 32}}) {
+      const uint32_t m1 = testing::Ceil(m, 16), n1 = testing::Ceil(n, 16);
+      const uint32_t ka = testing::Ceil(k, 16) * 2;  // fractals per M block in L0A
+      const std::vector<float> av = testing::Random<float>(size_t{m} * k, m + k);
+      const std::vector<float> bv = testing::Random<float>(size_t{k} * n, n + k);
+      std::vector<float> a(size_t{m1} * ka * 128, std::nanf("")), b(size_t{ka} * n1 * 128, 0.0f);
+      for (uint32_t i = 0; i < m; ++i)
+        for (uint32_t kk = 0; kk < k; ++kk)
+          a[testing::ZzOffset(i, kk, ka, 8)] = av[size_t{i} * k + kk];
+      for (uint32_t i = m; i < m1 * 16; ++i)  // rows past m: zeros, as a load leaves them
+        for (uint32_t kk = 0; kk < ka * 8; ++kk)
+          a[testing::ZzOffset(i, kk, ka, 8)] = 0.0f;
+      for (uint32_t i = 0; i < m; ++i)
+        for (uint32_t kk = k; kk < testing::Ceil(k, 8) * 8; ++kk)
+          a[testing::ZzOffset(i, kk, ka, 8)] = 0.0f;
+      for (uint32_t kk = 0; kk < k; ++kk)
+        for (uint32_t j = 0; j < n; ++j)
+          b[testing::ZnOffset(kk, j, n1, 8)] = bv[size_t{kk} * n + j];
+      DeviceBuffer<float> da(a), db(b), dc(size_t{m1} * 16 * n1 * 16);
+      const Status st = RunCube("kalign", KernelType::kAic, 1, KAlignKernel, da.get(), db.get(),
+                                dc.get(), m, n, k);
+      ASSERT_TRUE(st.ok()) << st.ToString();
+      const std::vector<float> c = dc.ToHost();
+      for (uint32_t i = 0; i < m; ++i) {
+        for (uint32_t j = 0; j < n; ++j) {
+          double ref = 0;
+          for (uint32_t kk = 0; kk < k; ++kk)
+            ref += double{av[size_t{i} * k + kk]} * bv[size_t{kk} * n + j];
+          const float got = c[(j / 16) * (m1 * 16) * 16 + i * 16 + j % 16];
+          ASSERT_NEAR(got, ref, testing::Tolerance(ref, k, 0.0))
+              << m << "x" << n << "x" << k << " at " << i << ", " << j;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
