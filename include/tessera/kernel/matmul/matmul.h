@@ -453,8 +453,7 @@ class Matmul {
   }
 
   // GM the vendor's asynchronous forms park results in. tessera computes a block when it is
-  // fetched, so Iterate/IterateAll keep no results there;
-  // IterateNBatch writes its rounds there.
+  // fetched, so Iterate/IterateAll keep no results there; IterateNBatch writes its rounds there.
   template <class T>
   void SetWorkspace(const GlobalTensor<T>& gm) {
     workspace_ = gm.data();
