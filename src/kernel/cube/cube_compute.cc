@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "../block_state.h"
 #include "cube_internal.h"
@@ -97,10 +98,10 @@ void RunCubeMmad(const CubeOperand& c, const CubeOperand& a, const CubeOperand& 
   }
   const uint32_t elem = CubeTypeBytes(a.type);
   const uint32_t c0 = 32 / elem;
-  if (p.kDirectionAlign && a.type == CubeType::kF32 && p.k % 16 != 0 && p.k % 16 <= 8) {
-    KernelFail(kApi, "kDirectionAlign (fp32 K padded to 16 in L0) with k " + Str(p.k) +
-                         " is not supported; pad k to a multiple of 16 or keep the 8-padding");
-  }
+  // kDirectionAlign: fp32 K is padded to 16 in L0 instead of 8. Only L0A's Zz layout changes (an
+  // M block's fractal row holds ceil(K/16)*2 fractals); L0B's Zn pads past its last K block.
+  const bool k_align16 =
+      p.kDirectionAlign && a.type == CubeType::kF32 && p.m > 1 && p.k % 16 != 0 && p.k % 16 <= 8;
   const bool checked = c.checked || a.checked || b.checked;
   if (checked) {
     CheckPosition(kApi, "dst", c, {TPosition::CO1});
@@ -119,7 +120,7 @@ void RunCubeMmad(const CubeOperand& c, const CubeOperand& a, const CubeOperand& 
     const uint64_t k1 = Ceil(p.k, c0);
     const uint64_t mp = Ceil(p.m, 16) * 16;
     // GEMV (m == 1) reads L0A as a 1 x k vector; otherwise A is a Zz tile of whole fractals.
-    CheckExtent(kApi, "fm (L0A)", a, p.m == 1 ? p.k : mp * k1 * c0);
+    CheckExtent(kApi, "fm (L0A)", a, p.m == 1 ? p.k : mp * (k_align16 ? k1 + 1 : k1) * c0);
     CheckExtent(kApi, "filter (L0B)", b, k1 * c0 * Ceil(p.n, 16) * 16);
     CheckExtent(kApi, "dst (L0C)", c, (uint64_t{p.n - 1u} / 16) * mp * 16 + mp * 16);
     if (bias != nullptr) CheckExtent(kApi, "bias (bias table)", *bias, p.n);
@@ -128,6 +129,16 @@ void RunCubeMmad(const CubeOperand& c, const CubeOperand& a, const CubeOperand& 
   MmadCall call;
   call.kind = KindOf(a.type);
   call.a = a.data;
+  std::vector<float> packed;  // L0A with the 8-padding the Mmad kernels read (kDirectionAlign)
+  if (k_align16) {
+    const uint64_t k1 = Ceil(p.k, c0), m1 = Ceil(p.m, 16), frac = 16 * c0;
+    packed.resize(m1 * k1 * frac);
+    const auto* src = static_cast<const float*>(a.data);
+    for (uint64_t i = 0; i < m1; ++i)
+      std::memcpy(packed.data() + i * k1 * frac, src + i * (k1 + 1) * frac,
+                  k1 * frac * sizeof(float));
+    call.a = packed.data();
+  }
   call.b = b.data;
   call.c = c.data;
   call.bias = bias ? bias->data : nullptr;
@@ -321,6 +332,11 @@ void NoteFixpipeWrites(const CubeOperand& dst, const FixpipeParamsV220& p, CO2La
 }
 
 }  // namespace
+
+void ClearUnitFlags() {
+  for (auto& rec : State("SetFixPipeConfig").unit_flags)
+    rec.unit_flag = 0;
+}
 
 void RunFixpipe(const CubeOperand& dst, const CubeOperand& src, const CubeOperand* quant,
                 const FixpipeParamsV220& p, CO2Layout format) {

@@ -432,4 +432,101 @@ void LoadData2DTranspose(const CubeOperand& dst, const CubeOperand& src,
   }
 }
 
+// ---- LoadData 3D v2 (img2col) ----------------------------------------------------------------
+
+void LoadData3DV2(const CubeOperand& dst, const CubeOperand& src, const Load3DGeometry& g,
+                  const void* pad) {
+  constexpr const char* kApi = "LoadData(LoadData3DParamsV2)";
+  const uint32_t elem = CubeTypeBytes(dst.type);
+  if (dst.pos != TPosition::A2 && dst.pos != TPosition::B2) {
+    KernelFail(kApi, "the destination must be in L0A (A2) or L0B (B2)");
+  }
+  if (g.fMatrixCtrl) KernelFail(kApi, "fMatrixCtrl must be false (the vendor's only mode)");
+  if (g.enSmallK) KernelFail(kApi, "enSmallK is not supported (the vendor dropped it)");
+  if (g.l1H == 0 || g.l1W == 0 || g.channelSize == 0 || g.kExtension == 0 || g.mExtension == 0 ||
+      (g.filterW == 0) || (g.filterH == 0)) {
+    return;  // the vendor's no-op cases
+  }
+  const bool l0b = dst.pos == TPosition::B2;
+  if (elem == 8 || (elem == 1 && (l0b || g.enTranspose))) {
+    KernelFail(kApi, std::string(CubeTypeName(dst.type)) +
+                         (l0b ? " cannot be moved to L0B" : " cannot be transposed") +
+                         " by load3d (2- and 4-byte types; 1-byte to L0A without enTranspose)");
+  }
+  const uint32_t c0 = 32 / elem;
+  if (g.channelSize % c0 != 0) {
+    KernelFail(kApi, "channelSize " + Str(g.channelSize) + " must be a multiple of C0 = " +
+                         Str(c0) + " for " + CubeTypeName(dst.type));
+  }
+  if (g.strideW == 0 || g.strideH == 0 || g.dilationW == 0 || g.dilationH == 0) {
+    KernelFail(kApi, "strideW/strideH/dilationFilterW/dilationFilterH must be at least 1");
+  }
+  const int64_t h = g.l1H, w = g.l1W;
+  const int64_t pl = g.padList[0], pr = g.padList[1], pt = g.padList[2], pb = g.padList[3];
+  const int64_t kh_span = int64_t{g.filterH - 1} * g.dilationH + 1;
+  const int64_t kw_span = int64_t{g.filterW - 1} * g.dilationW + 1;
+  const int64_t hout = (h + pt + pb - kh_span) / g.strideH + 1;
+  const int64_t wout = (w + pl + pr - kw_span) / g.strideW + 1;
+  if (h + pt + pb < kh_span || w + pl + pr < kw_span || hout <= 0 || wout <= 0) {
+    KernelFail(kApi, "the filter (" + Str(g.filterH) + " x " + Str(g.filterW) +
+                         ", dilated) does not fit the padded " + Str(h) + " x " + Str(w) + " map");
+  }
+  const uint64_t c1 = g.channelSize / c0;
+  const uint64_t taps = uint64_t{g.filterH} * g.filterW;
+  const uint64_t k_rows = c1 * taps * c0;
+  if (uint64_t{g.kStartPt} + g.kExtension > k_rows) {
+    KernelFail(kApi, "kStartPt + kExtension = " + Str(uint64_t{g.kStartPt} + g.kExtension) +
+                         " exceeds the img2col's " + Str(k_rows) + " rows (C1*Hk*Wk*C0)");
+  }
+  const uint64_t kext = g.kExtension, mext = g.mExtension;
+  // Destination extent of the fractal layout written (rows rounded to 16, columns to C0 or 16).
+  uint64_t dst_need = 0;
+  if (l0b) {
+    dst_need = ((mext + c0 - 1) / c0) * ((kext + 15) / 16) * 16 * c0;
+  } else if (g.enTranspose) {
+    dst_need = ((kext + 15) / 16) * ((mext + c0 - 1) / c0) * 16 * c0;
+  } else {
+    dst_need = ((mext + 15) / 16) * ((kext + c0 - 1) / c0) * 16 * c0;
+  }
+  if (dst.checked || src.checked) {
+    CheckPosition(kApi, kL1Role, src, {TPosition::A1, TPosition::B1, TPosition::TSCM});
+    CheckAligned(kApi, "destination", dst, 512);
+    CheckAligned(kApi, kL1Role, src, 32);
+    CheckExtent(kApi, kL1Role, src, c1 * h * w * c0);
+    CheckExtent(kApi, "destination", dst, dst_need);
+  }
+  const auto* s = static_cast<const std::byte*>(src.data);
+  auto* d = static_cast<std::byte*>(dst.data);
+  const auto* padv = static_cast<const std::byte*>(pad);
+  // img2col element (k, m) -> its bytes (the map's, or the pad value).
+  const auto source = [&](uint64_t k, uint64_t m) -> const std::byte* {
+    const uint64_t kb = k / c0, cc = k % c0;
+    const uint64_t ch = kb / taps, tap = kb % taps;
+    const int64_t kh = static_cast<int64_t>(tap / g.filterW),
+                  kw = static_cast<int64_t>(tap % g.filterW);
+    const int64_t oh = static_cast<int64_t>(m) / wout, ow = static_cast<int64_t>(m) % wout;
+    const int64_t y = oh * g.strideH + kh * g.dilationH - pt;
+    const int64_t x = ow * g.strideW + kw * g.dilationW - pl;
+    if (y < 0 || y >= h || x < 0 || x >= w) return padv;
+    return s +
+           (((ch * h + static_cast<uint64_t>(y)) * w + static_cast<uint64_t>(x)) * c0 + cc) * elem;
+  };
+  const uint64_t frac = 16 * c0;
+  for (uint64_t i = 0; i < mext; ++i) {
+    const uint64_t m = g.mStartPt + i;
+    for (uint64_t j = 0; j < kext; ++j) {
+      const uint64_t k = g.kStartPt + j;
+      uint64_t at = 0;
+      if (l0b) {  // right matrix (i, j) in Zn: k = i, n = j
+        at = ((i / c0) * ((kext + 15) / 16) + j / 16) * frac + (j % 16) * c0 + i % c0;
+      } else if (g.enTranspose) {  // left matrix (j, i) in Zz
+        at = ((j / 16) * ((mext + c0 - 1) / c0) + i / c0) * frac + (j % 16) * c0 + i % c0;
+      } else {  // left matrix (i, j) in Zz
+        at = ((i / 16) * ((kext + c0 - 1) / c0) + j / c0) * frac + (i % 16) * c0 + j % c0;
+      }
+      std::memcpy(d + at * elem, source(k, m), elem);
+    }
+  }
+}
+
 }  // namespace tessera::kernel::detail

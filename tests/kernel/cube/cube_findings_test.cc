@@ -297,5 +297,31 @@ TEST(CubeFindingsTest, UnitFlagMismatches) {
   EXPECT_TRUE(RunAic("uf_off", UnitFlags<0, 0>).ok());
 }
 
+// SetFixPipeConfig(..., true) clears the unit flags after a unitFlag Mmad: a Fixpipe without
+// unitFlag is then consistent, and one with unitFlag 3 finds no flagged Mmad.
+template <int kFixFlag>
+void UnitFlagsCleared() {
+  LocalMemAllocator<Hardware::L0A> l0a;
+  LocalMemAllocator<Hardware::L0B> l0b;
+  LocalMemAllocator<Hardware::L0C> l0c;
+  LocalTensor<half> a2 = l0a.Alloc<TPosition::A2, half>(256);
+  LocalTensor<half> b2 = l0b.Alloc<TPosition::B2, half>(256);
+  LocalTensor<float> c1 = l0c.Alloc<TPosition::CO1, float>(256);
+  std::memset(static_cast<void*>(a2.GetPhyAddr()), 0, 512);
+  std::memset(static_cast<void*>(b2.GetPhyAddr()), 0, 512);
+  Mmad(c1, a2, b2, MmadParams{16, 16, 16, 3, false, true});
+  SetFixPipeConfig<float>(c1, true);
+  GlobalTensor<float> g;
+  g.SetGlobalBuffer(static_cast<float*>(Scratch()), 128);
+  Fixpipe(g, c1, FixpipeParamsV220{8, 16, 16, 8, false, NoQuant, 0, 1, 0, 0, kFixFlag});
+}
+
+TEST(CubeFindingsTest, SetFixPipeConfigClearsUnitFlags) {
+  ExpectFinding("uf_cleared3", UnitFlagsCleared<3>, true,
+                {"unitFlag 3 but the last Mmad into this L0C tile had unitFlag 0"});
+  testing::CheckedScope scope(true);
+  EXPECT_TRUE(RunAic("uf_cleared0", UnitFlagsCleared<0>).ok());
+}
+
 }  // namespace
 }  // namespace tessera::kernel

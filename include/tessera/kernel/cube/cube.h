@@ -85,6 +85,17 @@ void CopyToBiasTable(const CubeOperand& dst, const CubeOperand& src, uint32_t co
 void LoadData2D(const CubeOperand& dst, const CubeOperand& src, const LoadData2DParams& p);
 void LoadData2DTranspose(const CubeOperand& dst, const CubeOperand& src,
                          const LoadData2dTransposeParams& p);
+// LoadData3DParamsV2 without its pad value (`pad` points at one element of the tensors' type).
+struct Load3DGeometry {
+  uint8_t padList[4];
+  uint32_t l1H, l1W, channelSize, kExtension, mExtension, kStartPt, mStartPt;
+  uint32_t strideW, strideH, filterW, filterH, dilationW, dilationH;
+  bool enTranspose, enSmallK, fMatrixCtrl;
+};
+void LoadData3DV2(const CubeOperand& dst, const CubeOperand& src, const Load3DGeometry& g,
+                  const void* pad);
+// Sets every L0C tile's unit flag to 0 (checked mode tracks them; fast mode has none).
+void ClearUnitFlags();
 // `bias` is null for the three-operand form.
 void RunCubeMmad(const CubeOperand& c, const CubeOperand& a, const CubeOperand& b,
                  const CubeOperand* bias, const MmadParams& p);
@@ -161,6 +172,35 @@ void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src,
   detail::LoadData2D(detail::Operand(dst), detail::Operand(src), params);
 }
 
+// L1 (A1/B1, NC1HWC0) -> L0A/L0B through img2col (MTE1); see LoadData3DParamsV2. U is the pad
+// value's type, the tensors' own.
+template <class T, class U, std::enable_if_t<std::is_same_v<T, U>, int> = 0>
+void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+              const LoadData3DParamsV2<U>& params) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kMte1);
+  detail::Load3DGeometry g{};
+  for (int i = 0; i < 4; ++i)
+    g.padList[i] = params.padList[i];
+  g.l1H = params.l1H;
+  g.l1W = params.l1W;
+  g.channelSize = params.channelSize;
+  g.kExtension = params.kExtension;
+  g.mExtension = params.mExtension;
+  g.kStartPt = params.kStartPt;
+  g.mStartPt = params.mStartPt;
+  g.strideW = params.strideW;
+  g.strideH = params.strideH;
+  g.filterW = params.filterW + (params.filterSizeW ? 256u : 0u);
+  g.filterH = params.filterH + (params.filterSizeH ? 256u : 0u);
+  g.dilationW = params.dilationFilterW;
+  g.dilationH = params.dilationFilterH;
+  g.enTranspose = params.enTranspose;
+  g.enSmallK = params.enSmallK;
+  g.fMatrixCtrl = params.fMatrixCtrl;
+  const T pad = params.padValue;
+  detail::LoadData3DV2(detail::Operand(dst), detail::Operand(src), g, &pad);
+}
+
 // L1 -> L0A/L0B with a transpose of squares built from 1 (b16) or 2 (b8, b32) fractals (MTE1).
 template <class T>
 void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
@@ -219,6 +259,24 @@ constexpr bool kFixpipeTypesOk = (std::is_same_v<U, float> &&
 // L0C (CO1, 64-byte aligned) -> GM (FIX pipe): Nz -> ND (CFG_ROW_MAJOR) or Nz -> Nz (CFG_NZ), with
 // relu and quantPre conversions. Output types: from float -> float, half, bfloat16_t, int8_t,
 // uint8_t; from int32_t -> int32_t, half, int8_t, uint8_t.
+// Fixpipe's pre-stage configuration (the NPU's FPC register): where the relu / quant parameter
+// vectors of the following Fixpipes live, and with isUnitFlag the clearing of every L0C tile's
+// unit flag (after unitFlag Mmads and Fixpipes, so later ones start clean). tessera's Fixpipe
+// takes its quant vector as an argument, so the addresses select nothing here; the clearing is
+// what checked mode's unitFlag check sees.
+template <class T, bool setRelu = false>
+void SetFixPipeConfig(const LocalTensor<T>& preData, bool isUnitFlag = false) {
+  static_cast<void>(preData);
+  if (isUnitFlag) detail::ClearUnitFlags();
+}
+template <class T>
+void SetFixPipeConfig(const LocalTensor<T>& reluPre, const LocalTensor<T>& quantPre,
+                      bool isUnitFlag = false) {
+  static_cast<void>(reluPre);
+  static_cast<void>(quantPre);
+  if (isUnitFlag) detail::ClearUnitFlags();
+}
+
 template <class T, class U, const FixpipeConfig& config = CFG_ROW_MAJOR>
 void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src,
              const FixpipeParamsV220& params) {

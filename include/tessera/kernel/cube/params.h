@@ -197,6 +197,75 @@ struct FixpipeConfig {
   CO2Layout format = CO2Layout::ROW_MAJOR;
   bool isToUB = false;  // 950 only; must stay false on 2201
 };
+// LoadData (convolution move, "load3d v2"), L1 -> L0A/L0B: the feature map in L1 is C1 x H x W x C0
+// (NC1HWC0 with N = 1, C0 = 32 bytes of elements, channelSize = C1*C0 channels, l1H x l1W). Its
+// img2col matrix has K = C1*Hk*Wk*C0 rows (channel block c1, then the filter position kh*Wk + kw,
+// then c0) and M = Hout*Wout columns (output positions, row-major); element (k, m) reads the map at
+// h = oh*strideH + kh*dilationFilterH - pad_top, w = ow*strideW + kw*dilationFilterW - pad_left
+// (padValue outside the map). The move takes rows kStartPt..+kExtension and columns
+// mStartPt..+mExtension and writes, in the destination's fractal layout:
+//   L0A: the left matrix [mExtension x kExtension] (element (i, k) = img2col(k, i)), or with
+//        enTranspose (2- and 4-byte types) [kExtension x mExtension] (element (r, c) = img2col(r,
+//        c));
+//   L0B: the right matrix [mExtension x kExtension] (element (k, n) = img2col(n, k)).
+// padList is [left, right, top, bottom]; filterSizeW/H add 256 to filterW/H; l1H, l1W,
+// channelSize, kExtension or mExtension 0 make the move a no-op. fMatrixCtrl must be false, and
+// enSmallK is not supported (the vendor dropped it).
+inline constexpr int32_t PAD_SIZE = 4;
+template <class T>
+struct LoadData3DParamsV2 {
+  LoadData3DParamsV2() = default;
+  LoadData3DParamsV2(const uint8_t padListIn[PAD_SIZE], uint16_t l1HIn, uint16_t l1WIn,
+                     uint16_t channelSizeIn, uint16_t kExtensionIn, uint16_t mExtensionIn,
+                     uint16_t kStartPtIn, uint16_t mStartPtIn, uint8_t strideWIn, uint8_t strideHIn,
+                     uint8_t filterWIn, uint8_t filterHIn, uint8_t dilationFilterWIn,
+                     uint8_t dilationFilterHIn, bool enTransposeIn, bool enSmallKIn, T padValueIn,
+                     bool filterSizeWIn = false, bool filterSizeHIn = false,
+                     bool fMatrixCtrlIn = false)
+      : l1H(l1HIn),
+        l1W(l1WIn),
+        channelSize(channelSizeIn),
+        kExtension(kExtensionIn),
+        mExtension(mExtensionIn),
+        kStartPt(kStartPtIn),
+        mStartPt(mStartPtIn),
+        strideW(strideWIn),
+        strideH(strideHIn),
+        filterW(filterWIn),
+        filterH(filterHIn),
+        dilationFilterW(dilationFilterWIn),
+        dilationFilterH(dilationFilterHIn),
+        enTranspose(enTransposeIn),
+        enSmallK(enSmallKIn),
+        padValue(padValueIn),
+        filterSizeW(filterSizeWIn),
+        filterSizeH(filterSizeHIn),
+        fMatrixCtrl(fMatrixCtrlIn) {
+    for (int32_t i = 0; i < PAD_SIZE; ++i)
+      padList[i] = padListIn[i];
+  }
+  uint8_t padList[PAD_SIZE] = {0, 0, 0, 0};
+  uint16_t l1H = 0;
+  uint16_t l1W = 0;
+  uint16_t channelSize = 0;
+  uint16_t kExtension = 0;
+  uint16_t mExtension = 0;
+  uint16_t kStartPt = 0;
+  uint16_t mStartPt = 0;
+  uint8_t strideW = 1;
+  uint8_t strideH = 1;
+  uint8_t filterW = 1;
+  uint8_t filterH = 1;
+  uint8_t dilationFilterW = 1;
+  uint8_t dilationFilterH = 1;
+  bool enTranspose = false;
+  bool enSmallK = false;
+  T padValue = T{};
+  bool filterSizeW = false;
+  bool filterSizeH = false;
+  bool fMatrixCtrl = false;
+};
+
 inline constexpr FixpipeConfig CFG_ROW_MAJOR{CO2Layout::ROW_MAJOR, false};
 inline constexpr FixpipeConfig CFG_NZ{CO2Layout::NZ, false};
 

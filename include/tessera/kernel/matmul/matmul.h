@@ -203,7 +203,10 @@ class Matmul {
     p.l0c_bytes = arch_limit(ctx->l0c_bytes, p.l0c_bytes);
     p.bt_bytes = arch_limit(ctx->bt_bytes, p.bt_bytes);
     // Every K chunk is loaded on its own, so only the C0 alignment of baseK matters here.
-    const Status st = tiling::CheckCubeTiling(tiling_, p, sizeof(AT), false, true, sizeof(BiasT));
+    // BatchNum only bounds IterateBatch's batch counts; the base-block rules apply per product.
+    TCubeTiling single = tiling_;
+    single.BatchNum = std::min(single.BatchNum, 1);
+    const Status st = tiling::CheckCubeTiling(single, p, sizeof(AT), false, true, sizeof(BiasT));
     detail::MatmulRequire(st.ok(), "Matmul::Init", std::string(st.message()));
     detail::MatmulRequire(
         int64_t{tiling_.baseM} * tiling_.baseN * static_cast<int64_t>(sizeof(CT)) <=
@@ -378,12 +381,87 @@ class Matmul {
     pendingAll_ = false;
   }
 
+  // Batched matmuls. One call computes max(batchA, batchB) products of singleCoreM x singleCoreN
+  // (K = singleCoreK) from the tensors of SetTensorA/B, in the layouts of the MatmulTypes with the
+  // tiling's *LayoutInfo* axes (host: SetALayout/SetBLayout/SetCLayout or SetBatchInfoForNormal):
+  //  - BSNGD (B, S, N, G, D) and SBNGD (S, B, N, G, D): matrix i (over B, N, G) is S x D with row
+  //    pitch N*G*D (SBNGD: B*N*G*D); C likewise (B, S1, N, G, S2), an S1 x S2 matrix each;
+  //  - BNGS1S2 and NORMAL: matrices stored one after another (NORMAL: singleCoreM x singleCoreK,
+  //    or matrixStrideA/B elements apart when given).
+  // The smaller of batchA/batchB is broadcast: product c reads A c / (batchC / batchA) and B
+  // c / (batchC / batchB). The bias adds singleCoreN values per product (batch c at c * N), or
+  // the same ones to every product when MM_CFG's isBiasBatch is false. Transposed operands keep
+  // their layout, the S x D matrix then holding A^T (or B^T).
+  template <bool sync = true, bool waitIterateBatch = false>
+  void IterateBatch(const GlobalTensor<CT>& gm, uint32_t batchA, uint32_t batchB,
+                    bool enSequentialWrite, const uint32_t matrixStrideA = 0,
+                    const uint32_t matrixStrideB = 0, const uint32_t matrixStrideC = 0,
+                    const bool enPartialSum = false, const uint8_t enAtomic = 0) {
+    static_cast<void>(matrixStrideC);  // reserved by the vendor
+    detail::MatmulRequire(!enPartialSum && enAtomic == 0, "Matmul::IterateBatch",
+                          "enPartialSum and enAtomic are not supported");
+    detail::MatmulRequire(!enSequentialWrite, "Matmul::IterateBatch",
+                          "enSequentialWrite must be false for a GM C");
+    RunBatches(gm.data(), 0, batchA, batchB, matrixStrideA, matrixStrideB);
+    pendingBatch_ = !sync && waitIterateBatch;
+  }
+  // The batch counts of the IterateBatch/IterateNBatch calls that do not pass them (pure cube).
+  void SetBatchNum(int32_t batchA, int32_t batchB) {
+    batchA_ = batchA;
+    batchB_ = batchB;
+  }
+  // batchLoop IterateBatch rounds into the workspace of SetWorkspace (C's layout): round l
+  // computes products l*batchC .. (l+1)*batchC - 1 from A matrices l*batchA.. and B matrices
+  // l*batchB... IterateNBatch<false> computes the same; GetBatchTensorC<false> then hands out
+  // each round's C in the workspace in order.
+  template <bool sync = true, bool waitIterateBatch = false>
+  void IterateNBatch(const uint32_t batchLoop, uint32_t batchA, uint32_t batchB,
+                     bool enSequentialWrite, const uint32_t matrixStrideA = 0,
+                     const uint32_t matrixStrideB = 0, const uint32_t matrixStrideC = 0) {
+    static_cast<void>(matrixStrideC);
+    detail::MatmulRequire(workspace_ != nullptr, "Matmul::IterateNBatch",
+                          "call SetWorkspace with the GM for C first");
+    detail::MatmulRequire(!enSequentialWrite, "Matmul::IterateNBatch",
+                          "enSequentialWrite must be false");
+    for (uint32_t l = 0; l < batchLoop; ++l)
+      RunBatches(static_cast<CT*>(workspace_), l, batchA, batchB, matrixStrideA, matrixStrideB);
+    nBatchRounds_ = batchLoop;
+    nBatchNext_ = 0;
+    lastBatchC_ = std::max(batchA, batchB);
+    pendingBatch_ = !sync && waitIterateBatch;
+  }
+  // The next round of the IterateNBatch before it, in the workspace (already computed).
+  template <bool sync = true>
+  GlobalTensor<CT> GetBatchTensorC(uint32_t batchA, uint32_t batchB, bool = false) {
+    detail::MatmulRequire(nBatchNext_ < nBatchRounds_, "Matmul::GetBatchTensorC",
+                          "no IterateNBatch round is left to fetch");
+    detail::MatmulRequire(std::max(batchA, batchB) == lastBatchC_, "Matmul::GetBatchTensorC",
+                          "the batch counts differ from IterateNBatch's");
+    int64_t offset = 0, pitch = 0;
+    PlaceC(static_cast<int64_t>(nBatchNext_) * lastBatchC_, &offset, &pitch);
+    ++nBatchNext_;
+    GlobalTensor<CT> g;
+    g.SetGlobalBuffer(static_cast<CT*>(workspace_) + offset,
+                      static_cast<uint64_t>(lastBatchC_ * singleM_ * singleN_));
+    return g;
+  }
+  // Waits for the IterateBatch<false, true> / IterateNBatch<false, true> before it.
+  void WaitIterateBatch() {
+    detail::MatmulRequire(pendingBatch_, "Matmul::WaitIterateBatch",
+                          "no IterateBatch<false, true>() is pending");
+    pendingBatch_ = false;
+  }
+
   // GM the vendor's asynchronous forms park results in. tessera computes a block when it is
-  // fetched, so it keeps no results there; the buffer is accepted and left untouched.
+  // fetched, so Iterate/IterateAll keep no results there; IterateNBatch writes its rounds there.
   template <class T>
-  void SetWorkspace(const GlobalTensor<T>&) {}
+  void SetWorkspace(const GlobalTensor<T>& gm) {
+    workspace_ = gm.data();
+  }
   template <class T>
-  void SetWorkspace(T*, int) {}
+  void SetWorkspace(T* addr, int) {
+    workspace_ = addr;
+  }
 
   void End() {
     Reset();
@@ -464,6 +542,97 @@ class Matmul {
     }
   }
 
+  // Where matrix `idx` of an operand in `layout` starts, and its row pitch. axes: B, S, N, G, D
+  // from the tiling; `normal`: the matrix size of the NORMAL layout; `cols`: its row pitch there.
+  static void PlaceMatrix(LayoutMode layout, const int32_t (&axes)[5], int64_t idx, int64_t normal,
+                          int64_t cols, int64_t* offset, int64_t* pitch) {
+    const int64_t b = axes[0], s = axes[1], n = axes[2], g = axes[3], d = axes[4];
+    if (layout == LayoutMode::BSNGD) {
+      *offset = (idx / (n * g)) * s * n * g * d + (idx % (n * g)) * d;
+      *pitch = n * g * d;
+    } else if (layout == LayoutMode::SBNGD) {
+      *offset = idx * d;
+      *pitch = b * n * g * d;
+    } else if (layout == LayoutMode::BNGS1S2) {
+      *offset = idx * s * d;
+      *pitch = d;
+    } else {
+      *offset = idx * normal;
+      *pitch = cols;
+    }
+  }
+  bool LayoutAxesValid(LayoutMode layout, const int32_t (&axes)[5]) const {
+    if (layout == LayoutMode::NONE || layout == LayoutMode::NORMAL) return true;
+    for (int32_t v : axes)
+      if (v <= 0) return false;
+    return true;
+  }
+  void PlaceC(int64_t idx, int64_t* offset, int64_t* pitch) const {
+    const int32_t axes[5] = {tiling_.CLayoutInfoB, tiling_.CLayoutInfoS1, tiling_.CLayoutInfoN,
+                             tiling_.CLayoutInfoG, tiling_.CLayoutInfoS2};
+    PlaceMatrix(C_TYPE::layout, axes, idx, singleM_ * singleN_, singleN_, offset, pitch);
+  }
+  static constexpr bool BiasPerBatch() {
+    if constexpr (std::is_same_v<std::decay_t<decltype(MM_CFG)>, MatmulConfig>) {
+      return MM_CFG.isBiasBatch;
+    } else {
+      return MM_CFG.cfg.isBiasBatch;
+    }
+  }
+  // Round `round` of batchC = max(batchA, batchB) products into `c` (C's layout).
+  void RunBatches(CT* c, uint32_t round, uint32_t batchA, uint32_t batchB, uint32_t strideA,
+                  uint32_t strideB) {
+    const char* api = "Matmul::IterateBatch";
+    CheckReady(api);
+    if (batchA == 0) batchA = static_cast<uint32_t>(std::max(batchA_, 0));
+    if (batchB == 0) batchB = static_cast<uint32_t>(std::max(batchB_, 0));
+    detail::MatmulRequire(
+        batchA > 0 && batchB > 0 && (batchA % batchB == 0 || batchB % batchA == 0), api,
+        "batchA " + std::to_string(batchA) + " and batchB " + std::to_string(batchB) +
+            " must be >= 1 and divide one another");
+    const int32_t axesA[5] = {tiling_.ALayoutInfoB, tiling_.ALayoutInfoS, tiling_.ALayoutInfoN,
+                              tiling_.ALayoutInfoG, tiling_.ALayoutInfoD};
+    const int32_t axesB[5] = {tiling_.BLayoutInfoB, tiling_.BLayoutInfoS, tiling_.BLayoutInfoN,
+                              tiling_.BLayoutInfoG, tiling_.BLayoutInfoD};
+    const int32_t axesC[5] = {tiling_.CLayoutInfoB, tiling_.CLayoutInfoS1, tiling_.CLayoutInfoN,
+                              tiling_.CLayoutInfoG, tiling_.CLayoutInfoS2};
+    detail::MatmulRequire(LayoutAxesValid(A_TYPE::layout, axesA) &&
+                              LayoutAxesValid(B_TYPE::layout, axesB) &&
+                              LayoutAxesValid(C_TYPE::layout, axesC),
+                          api,
+                          "the tiling has no layout axes for a BSNGD/SBNGD/BNGS1S2 operand (host: "
+                          "SetALayout, SetBLayout, SetCLayout)");
+    const uint32_t batchC = std::max(batchA, batchB);
+    const int64_t normalA = strideA > 0 ? strideA : singleM_ * singleK_;
+    const int64_t normalB = strideB > 0 ? strideB : singleK_ * singleN_;
+    const AT* a0 = a_;
+    const BT* b0 = b_;
+    const BiasT* bias0 = bias_;
+    for (uint32_t i = 0; i < batchC; ++i) {
+      const int64_t ia = int64_t{round} * batchA + i / (batchC / batchA);
+      const int64_t ib = int64_t{round} * batchB + i / (batchC / batchB);
+      const int64_t ic = int64_t{round} * batchC + i;
+      int64_t offA = 0, pitchA = 0, offB = 0, pitchB = 0, offC = 0, pitchC = 0;
+      PlaceMatrix(A_TYPE::layout, axesA, ia, normalA, aTrans_ ? singleM_ : singleK_, &offA,
+                  &pitchA);
+      PlaceMatrix(B_TYPE::layout, axesB, ib, normalB, bTrans_ ? singleK_ : singleN_, &offB,
+                  &pitchB);
+      PlaceC(ic, &offC, &pitchC);
+      detail::MatmulJob job = Job(0, 0);
+      job.a = a0 + offA;
+      job.b = b0 + offB;
+      if (job.bias != nullptr && BiasPerBatch()) job.bias = bias0 + ic * orgN_;
+      // The engine reads A with pitch orgKa (A^T: orgM) and B with pitch orgN (B^T: orgKb).
+      job.orgKa = job.orgM = pitchA;
+      job.orgN = job.orgKb = pitchB;
+      job.rows = singleM_;
+      job.cols = singleN_;
+      job.dst = c + offC;
+      job.dstPitch = pitchC;
+      Run(job);
+    }
+  }
+
   detail::MatmulJob Job(int64_t bi, int64_t bj) const {
     detail::MatmulJob job;
     job.a = a_;
@@ -516,6 +685,10 @@ class Matmul {
   bool asyncWalk_ = false;   // Iterate<false>() started a walk GetTensorC<false>() follows
   bool pendingAll_ = false;  // an IterateAll<false>() not yet waited for
   detail::MatmulClientLink* link_ = nullptr;  // the REGIST guard's, in MIX client mode
+  int32_t batchA_ = 0, batchB_ = 0;           // SetBatchNum
+  void* workspace_ = nullptr;                 // SetWorkspace (IterateNBatch's C)
+  uint32_t nBatchRounds_ = 0, nBatchNext_ = 0, lastBatchC_ = 0;  // GetBatchTensorC's walk
+  bool pendingBatch_ = false;  // an IterateBatch<false, true>() not yet waited for
 };
 
 }  // namespace tessera::kernel

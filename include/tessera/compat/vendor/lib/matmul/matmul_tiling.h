@@ -417,6 +417,46 @@ class MatmulApiTilingBase {
     impl_->SetNBuffer33(configParams.scheduleType == ScheduleType::N_BUFFER_33);
   }
 
+  // Batched matmuls (IterateBatch): the axes of A, B (B, S, N, G, D: S x D matrices) and C
+  // (B, S1, N, G, S2) in GM, and the most batches one IterateBatch computes. GetTiling copies
+  // them into the tiling's *LayoutInfo* and BatchNum fields.
+  int32_t SetALayout(int32_t b, int32_t s, int32_t n, int32_t g, int32_t d) {
+    return SetLayout("SetALayout", layout_[0], b, s, n, g, d);
+  }
+  int32_t SetBLayout(int32_t b, int32_t s, int32_t n, int32_t g, int32_t d) {
+    return SetLayout("SetBLayout", layout_[1], b, s, n, g, d);
+  }
+  int32_t SetCLayout(int32_t b, int32_t s1, int32_t n, int32_t g, int32_t s2) {
+    return SetLayout("SetCLayout", layout_[2], b, s1, n, g, s2);
+  }
+  int32_t SetBatchNum(int32_t batch) {
+    if (batch <= 0) {
+      std::fprintf(stderr, "[ERROR] matmul_tiling: SetBatchNum(%d): expected a count >= 1\n",
+                   batch);
+      return -1;
+    }
+    batchNum_ = batch;
+    return 0;
+  }
+  // The NORMAL layout (batch, M, K) x (batch, K, N): batchA A matrices of m x k, batchB B matrices
+  // of k x n, max(batchA, batchB) C matrices of m x n.
+  int32_t SetBatchInfoForNormal(int32_t batchA, int32_t batchB, int32_t m, int32_t n, int32_t k) {
+    if (batchA <= 0 || batchB <= 0 || m <= 0 || n <= 0 || k <= 0 ||
+        (batchA % batchB != 0 && batchB % batchA != 0)) {
+      std::fprintf(stderr,
+                   "[ERROR] matmul_tiling: SetBatchInfoForNormal(%d, %d, %d, %d, %d): expected "
+                   "positive sizes and batch counts that divide one another\n",
+                   batchA, batchB, m, n, k);
+      return -1;
+    }
+    const int32_t batchC = batchA > batchB ? batchA : batchB;
+    SetLayout("SetBatchInfoForNormal", layout_[0], batchA, m, 1, 1, k);
+    SetLayout("SetBatchInfoForNormal", layout_[1], batchB, n, 1, 1, k);
+    SetLayout("SetBatchInfoForNormal", layout_[2], batchC, m, 1, 1, n);
+    if (batchNum_ <= 0) batchNum_ = batchC;
+    return 0;
+  }
+
   // The tiling, into the host struct or the kernel struct; -1 (tiling untouched) on failure.
   virtual int64_t GetTiling(optiling::TCubeTiling& tiling) { return GetTiling(tiling.data()); }
   virtual int64_t GetTiling(AscendC::tiling::TCubeTiling& tiling) {
@@ -439,6 +479,16 @@ class MatmulApiTilingBase {
       std::fprintf(stderr, "[ERROR] matmul_tiling: %s\n", impl_->GetErrorInfo().c_str());
       return -1;
     }
+    int32_t* const fields[3][5] = {{&out.ALayoutInfoB, &out.ALayoutInfoS, &out.ALayoutInfoN,
+                                    &out.ALayoutInfoG, &out.ALayoutInfoD},
+                                   {&out.BLayoutInfoB, &out.BLayoutInfoS, &out.BLayoutInfoN,
+                                    &out.BLayoutInfoG, &out.BLayoutInfoD},
+                                   {&out.CLayoutInfoB, &out.CLayoutInfoS1, &out.CLayoutInfoN,
+                                    &out.CLayoutInfoG, &out.CLayoutInfoS2}};
+    for (int t = 0; t < 3; ++t)
+      for (int i = 0; i < 5; ++i)
+        if (layout_[t][i] > 0) *fields[t][i] = layout_[t][i];
+    if (batchNum_ > 0) out.BatchNum = batchNum_;
     tiling = out;
     baseM_ = tiling.baseM;
     baseN_ = tiling.baseN;
@@ -471,7 +521,25 @@ class MatmulApiTilingBase {
     return true;
   }
 
+  static int32_t SetLayout(const char* api, int32_t (&axes)[5], int32_t b, int32_t s, int32_t n,
+                           int32_t g, int32_t d) {
+    if (b <= 0 || s <= 0 || n <= 0 || g <= 0 || d <= 0) {
+      std::fprintf(stderr,
+                   "[ERROR] matmul_tiling: %s(%d, %d, %d, %d, %d): expected five axes >= 1\n", api,
+                   b, s, n, g, d);
+      return -1;
+    }
+    axes[0] = b;
+    axes[1] = s;
+    axes[2] = n;
+    axes[3] = g;
+    axes[4] = d;
+    return 0;
+  }
+
   std::unique_ptr<detail::tt::MatmulApiTiling> impl_;
+  int32_t layout_[3][5] = {};  // A, B, C axes of SetALayout / SetBLayout / SetCLayout (0: unset)
+  int32_t batchNum_ = 0;
   int32_t baseM_ = -1, baseN_ = -1, baseK_ = -1;
   bool pendingShape_ = false;  // SetShape had a -1 to take from the original shape
   int32_t shape_[3] = {-1, -1, -1};
@@ -488,6 +556,13 @@ class MatmulApiTiling : public MatmulApiTilingBase {
   explicit MatmulApiTiling(const PlatformInfo& platform)
       : MatmulApiTilingBase(
             std::make_unique<detail::tt::MatmulApiTiling>(detail::PlatformOf(platform))) {}
+};
+
+// The vendor's host class for batched matmuls: one core computes SetShape for each batch
+// (usedCoreNum = 1); the batch axes come from SetALayout/.../SetBatchInfoForNormal.
+class BatchMatmulTiling : public MatmulApiTiling {
+ public:
+  using MatmulApiTiling::MatmulApiTiling;
 };
 
 // C split over up to SetDim cores (the AIC count for a cube kernel; the AIV count for a MIX kernel,
