@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "tessera/core/float16.h"
 #include "tessera/device/gm_access.h"
@@ -40,6 +41,26 @@ struct DataCopyExtParams {
   uint32_t dstStride = 0;
   uint32_t rsv = 0;
 };
+
+// One dimension of a slice copy (Ascend C's SliceInfo): from startIndex to endIndex (inclusive)
+// of a dimension of shapeValue elements, segments of burstLen 32-byte blocks (dimension 0; 1
+// index in the others) with `stride` elements between them.
+struct SliceInfo {
+  SliceInfo() = default;
+  SliceInfo(uint32_t startIndexIn, uint32_t endIndexIn, uint32_t strideIn, uint32_t burstLenIn,
+            uint32_t shapeValueIn = 0)
+      : startIndex(startIndexIn),
+        endIndex(endIndexIn),
+        stride(strideIn),
+        burstLen(burstLenIn),
+        shapeValue(shapeValueIn) {}
+  uint32_t startIndex = 0;
+  uint32_t endIndex = 0;
+  uint32_t stride = 0;
+  uint32_t burstLen = 1;
+  uint32_t shapeValue = 0;
+};
+inline constexpr uint32_t K_MAX_DIM = 8;
 
 template <class T>
 struct DataCopyPadExtParams {
@@ -123,7 +144,31 @@ inline uint64_t SpanUnits(uint16_t count, uint64_t len, uint64_t gap) {
   return count == 0 ? 0 : uint64_t{count} * len + uint64_t{count - 1u} * gap;
 }
 
+// The element offsets a slice selects, in order (the last dimension outermost); fails the block
+// when a SliceInfo breaks the vendor's rules.
+std::vector<uint64_t> SliceOffsets(const SliceInfo info[], uint32_t dims, uint32_t elem_bytes,
+                                   const char* side);
+// Pairs the source and destination slices element by element.
+void SliceCopy(void* dst, const void* src, const SliceInfo dst_info[], const SliceInfo src_info[],
+               uint32_t dims, uint32_t elem_bytes, bool to_global);
+
 }  // namespace detail
+
+// GM -> UB slice copy: the elements srcSliceInfo selects from a dimValue-dimensional GM tensor go,
+// in order, to the positions dstSliceInfo selects in UB.
+template <class T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const SliceInfo dstSliceInfo[],
+              const SliceInfo srcSliceInfo[], const uint32_t dimValue = 1) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kMte2);
+  detail::SliceCopy(dst.data(), src.data(), dstSliceInfo, srcSliceInfo, dimValue, sizeof(T), false);
+}
+// UB -> GM slice copy.
+template <class T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const SliceInfo dstSliceInfo[],
+              const SliceInfo srcSliceInfo[], const uint32_t dimValue = 1) {
+  const detail::PipeScope phase(src.checked(), device::TracePipe::kMte3);
+  detail::SliceCopy(dst.data(), src.data(), dstSliceInfo, srcSliceInfo, dimValue, sizeof(T), true);
+}
 
 // GM -> UB, `count` elements.
 template <class T>
