@@ -1,6 +1,7 @@
 // DataCopy with SliceInfo (GM <-> UB slice copies) in the vendor's dialect: the kit's 2-D example,
 // random 1-D and 3-D slices against an independent nested-loop reference, and bad SliceInfos
-// failing with a message. Built as C++17 and C++20.
+// failing with a message. ListTensorDesc / TensorDesc decoding a list built as the vendor's host
+// code builds it. Built as C++17 and C++20.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -164,6 +165,101 @@ TEST(CompatSliceCopy, BadSliceFails) {
   EXPECT_NE(st.message().find("srcSliceInfo[0]"), std::string::npos) << st.message();
   EXPECT_TRUE(tessera::device::Free(*px).ok());
   EXPECT_TRUE(tessera::device::Free(*py).ok());
+}
+
+// For each tensor of the list: its rank, index, shape and the sum of its elements.
+__global__ __vector__ void list_custom(__gm__ uint8_t* list, __gm__ uint8_t* out) {
+  AscendC::ListTensorDesc l((__gm__ void*)list);
+  auto* o = reinterpret_cast<__gm__ float*>(out);
+  o[0] = static_cast<float>(l.GetSize());
+  for (uint32_t i = 0; i < l.GetSize(); ++i) {
+    uint64_t shape[2] = {0, 0};
+    AscendC::TensorDesc<float> d;
+    d.SetShapeAddr(shape);
+    l.GetDesc(d, i);
+    AscendC::GlobalTensor<float> g = d.GetDataObj();
+    float sum = 0;
+    for (uint64_t k = 0; k < d.GetShape(0) * d.GetShape(1); ++k)
+      sum += g.GetValue(k);
+    o[1 + i * 5] = static_cast<float>(d.GetDim());
+    o[2 + i * 5] = static_cast<float>(d.GetIndex());
+    o[3 + i * 5] = static_cast<float>(d.GetShape(0));
+    o[4 + i * 5] = static_cast<float>(d.GetShape(1));
+    o[5 + i * 5] = sum;
+    if (l.GetDataPtr<__gm__ float>(i) != d.GetDataPtr()) o[0] = -1.0f;
+  }
+}
+
+TEST(CompatListTensor, DecodesTheVendorLayout) {
+  constexpr uint32_t kCount = 3;
+  const uint64_t shapes[kCount][2] = {{2, 8}, {1, 5}, {3, 7}};
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  std::vector<void*> data(kCount);
+  std::vector<double> sums(kCount, 0.0);
+  for (uint32_t i = 0; i < kCount; ++i) {
+    std::vector<float> v(shapes[i][0] * shapes[i][1]);
+    for (auto& x : v) {
+      x = dist(rng);
+      sums[i] += x;
+    }
+    auto p = tessera::device::Malloc(v.size() * 4);
+    ASSERT_TRUE(p.ok());
+    data[i] = *p;
+    ASSERT_TRUE(tessera::device::Memcpy(data[i], v.size() * 4, v.data(), v.size() * 4,
+                                        tessera::device::MemcpyKind::kHostToDevice)
+                    .ok());
+  }
+  // Header word, kCount descriptors of (dim | index << 32, shape0, shape1), then the pointers.
+  std::vector<uint64_t> list{(1 + 3 * kCount) * 8};
+  for (uint32_t i = 0; i < kCount; ++i) {
+    list.push_back(2u | (uint64_t{i} << 32));
+    list.push_back(shapes[i][0]);
+    list.push_back(shapes[i][1]);
+  }
+  for (void* p : data)
+    list.push_back(reinterpret_cast<uintptr_t>(p));
+  auto dl = tessera::device::Malloc(list.size() * 8);
+  auto dout = tessera::device::Malloc(64 * 4);
+  ASSERT_TRUE(dl.ok() && dout.ok());
+  ASSERT_TRUE(tessera::device::Memcpy(*dl, list.size() * 8, list.data(), list.size() * 8,
+                                      tessera::device::MemcpyKind::kHostToDevice)
+                  .ok());
+  const tessera::Status st =
+      RunKernel(list_custom, static_cast<uint8_t*>(*dl), static_cast<uint8_t*>(*dout));
+  ASSERT_TRUE(st.ok()) << st.message();
+  std::vector<float> out(64);
+  ASSERT_TRUE(tessera::device::Memcpy(out.data(), 64 * 4, *dout, 64 * 4,
+                                      tessera::device::MemcpyKind::kDeviceToHost)
+                  .ok());
+  EXPECT_EQ(out[0], static_cast<float>(kCount));
+  for (uint32_t i = 0; i < kCount; ++i) {
+    EXPECT_EQ(out[1 + i * 5], 2.0f);
+    EXPECT_EQ(out[2 + i * 5], static_cast<float>(i));
+    EXPECT_EQ(out[3 + i * 5], static_cast<float>(shapes[i][0]));
+    EXPECT_EQ(out[4 + i * 5], static_cast<float>(shapes[i][1]));
+    EXPECT_NEAR(out[5 + i * 5], sums[i], 1e-4);
+    EXPECT_TRUE(tessera::device::Free(data[i]).ok());
+  }
+  EXPECT_TRUE(tessera::device::Free(*dl).ok());
+  EXPECT_TRUE(tessera::device::Free(*dout).ok());
+}
+
+// A header whose pointer offset disagrees with its descriptors fails with a message.
+TEST(CompatListTensor, BadHeaderFails) {
+  std::vector<uint64_t> list{5 * 8, 2u | (uint64_t{2} << 32), 4, 4, 0, 0};
+  auto dl = tessera::device::Malloc(list.size() * 8);
+  auto dout = tessera::device::Malloc(64 * 4);
+  ASSERT_TRUE(dl.ok() && dout.ok());
+  ASSERT_TRUE(tessera::device::Memcpy(*dl, list.size() * 8, list.data(), list.size() * 8,
+                                      tessera::device::MemcpyKind::kHostToDevice)
+                  .ok());
+  const tessera::Status st =
+      RunKernel(list_custom, static_cast<uint8_t*>(*dl), static_cast<uint8_t*>(*dout));
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("ListTensorDesc"), std::string::npos) << st.message();
+  EXPECT_TRUE(tessera::device::Free(*dl).ok());
+  EXPECT_TRUE(tessera::device::Free(*dout).ok());
 }
 
 }  // namespace
