@@ -29,8 +29,9 @@ enum class TPosition : uint8_t {
   C2,
   CO1,
   CO2,
-  TSCM,       // L1 shared with the vector cores' Matmul clients (Ascend C's TSCM)
-  C2PIPE2GM,  // the fixpipe buffer (FB)
+  TSCM,           // L1 shared with the vector cores' Matmul clients (Ascend C's TSCM)
+  C2PIPE2GM,      // the fixpipe buffer (FB)
+  LCM = VECCALC,  // Ascend C's name for UB scratch (PopStackBuffer)
 };
 
 const char* TPositionName(TPosition pos);

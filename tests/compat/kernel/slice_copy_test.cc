@@ -1,7 +1,8 @@
 // DataCopy with SliceInfo (GM <-> UB slice copies) in the vendor's dialect: the kit's 2-D example,
 // random 1-D and 3-D slices against an independent nested-loop reference, and bad SliceInfos
 // failing with a message. ListTensorDesc / TensorDesc decoding a list built as the vendor's host
-// code builds it. Built as C++17 and C++20.
+// code builds it. PopStackBuffer handing out the UB past the pipe's buffers. Built as C++17 and
+// C++20.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -259,6 +260,47 @@ TEST(CompatListTensor, BadHeaderFails) {
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("ListTensorDesc"), std::string::npos) << st.message();
   EXPECT_TRUE(tessera::device::Free(*dl).ok());
+  EXPECT_TRUE(tessera::device::Free(*dout).ok());
+}
+
+// out: [free bytes, stack bytes, stack offset from the buffer, stack bytes after a second
+// InitBuffer, a value written through the stack view and read back].
+__global__ __vector__ void stack_custom(__gm__ uint8_t* out) {
+  AscendC::TPipe pipe;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> a, b;
+  pipe.InitBuffer(a, 1000);  // rounds to 1024
+  AscendC::LocalTensor<float> la = a.Get<float>();
+  AscendC::LocalTensor<float> stack;
+  auto* o = reinterpret_cast<__gm__ int64_t*>(out);
+  o[0] = static_cast<int64_t>(pipe.FreeBytes());
+  if (!AscendC::PopStackBuffer<float, AscendC::TPosition::LCM>(stack)) return;
+  o[1] = static_cast<int64_t>(stack.GetSize()) * 4;
+  o[2] = (stack.GetPhyAddr() - la.GetPhyAddr()) * 4;
+  stack.SetValue(3, 2.5f);
+  o[4] = static_cast<int64_t>(stack.GetValue(3) * 2);
+  pipe.InitBuffer(b, 4096);
+  AscendC::LocalTensor<uint8_t> again;
+  AscendC::PopStackBuffer<uint8_t, AscendC::TPosition::LCM>(again);
+  o[3] = again.GetSize();
+}
+
+TEST(CompatStackBuffer, PopStackBufferIsTheFreeUb) {
+  auto dout = tessera::device::Malloc(8 * 8);
+  ASSERT_TRUE(dout.ok());
+  std::vector<int64_t> out(8, -1);
+  ASSERT_TRUE(
+      tessera::device::Memcpy(*dout, 64, out.data(), 64, tessera::device::MemcpyKind::kHostToDevice)
+          .ok());
+  const tessera::Status st = RunKernel(stack_custom, static_cast<uint8_t*>(*dout));
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_TRUE(
+      tessera::device::Memcpy(out.data(), 64, *dout, 64, tessera::device::MemcpyKind::kDeviceToHost)
+          .ok());
+  EXPECT_GT(out[0], 0);
+  EXPECT_EQ(out[1], out[0]);
+  EXPECT_EQ(out[2], 1024);
+  EXPECT_EQ(out[3], out[0] - 4096);
+  EXPECT_EQ(out[4], 5);
   EXPECT_TRUE(tessera::device::Free(*dout).ok());
 }
 
