@@ -132,6 +132,33 @@ class TBuf {
     LocalTensor<T> all = Get<T>();
     return LocalTensor<T>(all.data(), count, pos, checked_, nullptr, 0);
   }
+  // `size` elements starting `bufOffset` bytes in (Ascend C's GetWithOffset).
+  template <class T>
+  LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset) const {
+    if (uint64_t{bufOffset} + uint64_t{size} * sizeof(T) > bytes_ || bufOffset % 32 != 0) {
+      KernelFail("TBuf::GetWithOffset", "offset " + std::to_string(bufOffset) + " + " +
+                                            std::to_string(size) + " x " +
+                                            std::to_string(sizeof(T)) +
+                                            " bytes must be 32-byte aligned and inside the "
+                                            "buffer's " +
+                                            std::to_string(bytes_) + " bytes");
+    }
+    return LocalTensor<T>(reinterpret_cast<T*>(base_ + bufOffset), size, pos, checked_, nullptr, 0);
+  }
+  // Ascend C's TBuf is a one-buffer queue binding: AllocTensor / DeQue give the whole buffer,
+  // EnQue / FreeTensor have nothing to hand over (the buffer belongs to the TBuf).
+  template <class T>
+  LocalTensor<T> AllocTensor() const {
+    return Get<T>();
+  }
+  template <class T>
+  LocalTensor<T> DeQue() const {
+    return Get<T>();
+  }
+  template <class T>
+  void EnQue(const LocalTensor<T>& /*tensor*/) const {}
+  template <class T>
+  void FreeTensor(const LocalTensor<T>& /*tensor*/) const {}
 
   // For TPipe::InitBuffer.
   void Attach(std::byte* base, uint32_t bytes, bool checked) {

@@ -1,8 +1,8 @@
 // DataCopy with SliceInfo (GM <-> UB slice copies) in the vendor's dialect: the kit's 2-D example,
 // random 1-D and 3-D slices against an independent nested-loop reference, and bad SliceInfos
 // failing with a message. ListTensorDesc / TensorDesc decoding a list built as the vendor's host
-// code builds it. PopStackBuffer handing out the UB past the pipe's buffers. Built as C++17 and
-// C++20.
+// code builds it. PopStackBuffer handing out the UB past the pipe's buffers; TBuf's queue-binding
+// members. Built as C++17 and C++20.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -302,6 +302,53 @@ TEST(CompatStackBuffer, PopStackBufferIsTheFreeUb) {
   EXPECT_EQ(out[3], out[0] - 4096);
   EXPECT_EQ(out[4], 5);
   EXPECT_TRUE(tessera::device::Free(*dout).ok());
+}
+
+// y = x + 1 through a TBuf used as the vendor's samples use it: AllocTensor, EnQue / DeQue,
+// FreeTensor, GetWithOffset.
+__global__ __vector__ void tbuf_custom(__gm__ uint8_t* x, __gm__ uint8_t* y, uint32_t n) {
+  AscendC::TPipe pipe;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, 2 * n * sizeof(float));
+  AscendC::LocalTensor<float> all = buf.AllocTensor<float>();
+  AscendC::LocalTensor<float> in = buf.GetWithOffset<float>(n, 0);
+  AscendC::LocalTensor<float> out = buf.GetWithOffset<float>(n, n * sizeof(float));
+  AscendC::GlobalTensor<float> gx, gy;
+  gx.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x), n);
+  gy.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(y), n);
+  AscendC::DataCopy(in, gx, n);
+  buf.EnQue(all);
+  AscendC::LocalTensor<float> again = buf.DeQue<float>();
+  AscendC::PipeBarrier<PIPE_ALL>();
+  AscendC::Adds(out, again, 1.0f, static_cast<int32_t>(n));
+  AscendC::PipeBarrier<PIPE_ALL>();
+  AscendC::DataCopy(gy, out, n);
+  buf.FreeTensor(all);
+}
+
+TEST(CompatTBuf, QueueBindingMembers) {
+  constexpr uint32_t n = 72;
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-5.0f, 5.0f);
+  std::vector<float> x(n), y(n, 0.0f);
+  for (auto& v : x)
+    v = dist(rng);
+  auto px = tessera::device::Malloc(n * 4);
+  auto py = tessera::device::Malloc(n * 4);
+  ASSERT_TRUE(px.ok() && py.ok());
+  ASSERT_TRUE(tessera::device::Memcpy(*px, n * 4, x.data(), n * 4,
+                                      tessera::device::MemcpyKind::kHostToDevice)
+                  .ok());
+  const tessera::Status st =
+      RunKernel(tbuf_custom, static_cast<uint8_t*>(*px), static_cast<uint8_t*>(*py), n);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_TRUE(tessera::device::Memcpy(y.data(), n * 4, *py, n * 4,
+                                      tessera::device::MemcpyKind::kDeviceToHost)
+                  .ok());
+  for (uint32_t i = 0; i < n; ++i)
+    ASSERT_EQ(y[i], x[i] + 1.0f) << "element " << i;
+  EXPECT_TRUE(tessera::device::Free(*px).ok());
+  EXPECT_TRUE(tessera::device::Free(*py).ok());
 }
 
 }  // namespace
