@@ -101,6 +101,9 @@ __global__ __vector__ void antiquant_custom(__gm__ uint8_t* x, __gm__ uint8_t* o
   pipe.InitBuffer(out, Align<DstT>(total) * sizeof(DstT));
   pipe.InitBuffer(tmp, 1024);
   AscendC::LocalTensor<DstT> dst = out.Get<DstT>();
+  // The aligned tail past `total` is copied out too: give it a value.
+  AscendC::Duplicate(dst, static_cast<DstT>(0.0f), static_cast<int32_t>(Align<DstT>(total)));
+  AscendC::PipeBarrier<PIPE_V>();
   AscendC::LocalTensor<uint8_t> shared = tmp.Get<uint8_t>();
   const uint32_t shape[] = {transpose ? n : groups, transpose ? groups : n};
   if (form == kTensorOffset) {
@@ -402,6 +405,7 @@ __global__ __vector__ void layernorm_v2_custom(__gm__ uint8_t* x, __gm__ uint8_t
   AscendC::LocalTensor<T> dst = out.Get<T>();
   AscendC::LocalTensor<T> ndst = nout.Get<T>();
   AscendC::LocalTensor<float> mean = st.Get<float>();
+  AscendC::Duplicate(mean, 0.0f, static_cast<int32_t>(Align<float>(2 * a)));
   AscendC::LocalTensor<float> rstd = mean[a];
   AscendC::LocalTensor<float> variance = var.Get<float>();
   AscendC::LocalTensor<float> nr = nrstd.Get<float>();
