@@ -62,6 +62,21 @@ struct SliceInfo {
 };
 inline constexpr uint32_t K_MAX_DIM = 8;
 
+// The older padding form of DataCopyPad (with DataCopyParams): paddingValue holds the pad
+// element's bits in its low bytes.
+struct DataCopyPadParams {
+  DataCopyPadParams() = default;
+  DataCopyPadParams(bool isPadValue, uint8_t leftPadValue, uint8_t rightPadValue, uint64_t padValue)
+      : isPad(isPadValue),
+        leftPadding(leftPadValue),
+        rightPadding(rightPadValue),
+        paddingValue(padValue) {}
+  bool isPad = false;
+  uint8_t leftPadding = 0;
+  uint8_t rightPadding = 0;
+  uint64_t paddingValue = 0;
+};
+
 template <class T>
 struct DataCopyPadExtParams {
   bool isPad = false;
@@ -333,6 +348,21 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
 // Sets the value DataCopyPad (GM -> UB, isPad = false) writes after each block's data up to the
 // next 32-byte boundary; lasts until the block ends or sets another. `pos` (VECIN / VECOUT) is the
 // destination the vendor's register is for; both share one value here.
+// The DataCopyParams form (blockLen in bytes, strides as in DataCopyExtParams) with
+// DataCopyPadParams: the same copy, the pad element read from paddingValue's low bytes.
+template <class T>
+void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
+                 const DataCopyPadParams& pad) {
+  DataCopyPadExtParams<T> ext;
+  ext.isPad = pad.isPad;
+  ext.leftPadding = pad.leftPadding;
+  ext.rightPadding = pad.rightPadding;
+  static_assert(sizeof(T) <= sizeof(uint64_t), "DataCopyPad: elements of at most 8 bytes");
+  std::memcpy(static_cast<void*>(&ext.paddingValue), &pad.paddingValue, sizeof(T));
+  DataCopyPad(dst, src, DataCopyExtParams{p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0},
+              ext);
+}
+
 template <class T, TPosition pos = TPosition::VECIN>
 void SetPadValue(T value) {
   static_assert(sizeof(T) <= sizeof(uint64_t), "SetPadValue: element types of up to 8 bytes");

@@ -2,10 +2,12 @@
 // random 1-D and 3-D slices against an independent nested-loop reference, and bad SliceInfos
 // failing with a message. ListTensorDesc / TensorDesc decoding a list built as the vendor's host
 // code builds it. PopStackBuffer handing out the UB past the pipe's buffers; TBuf's queue-binding
-// members. Built as C++17 and C++20.
+// members; DataCopyPad's DataCopyParams / DataCopyPadParams form against the DataCopyExtParams
+// form. Built as C++17 and C++20.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -349,6 +351,80 @@ TEST(CompatTBuf, QueueBindingMembers) {
     ASSERT_EQ(y[i], x[i] + 1.0f) << "element " << i;
   EXPECT_TRUE(tessera::device::Free(*px).ok());
   EXPECT_TRUE(tessera::device::Free(*py).ok());
+}
+
+// The same GM -> UB padded copy through both forms, then both UB tensors out: y = [old, new].
+__global__ __vector__ void pad_forms_custom(__gm__ uint8_t* x, __gm__ uint8_t* y, uint32_t len,
+                                            uint32_t blocks, uint32_t left, uint32_t right,
+                                            uint32_t pad_bits, uint32_t ub) {
+  AscendC::TPipe pipe;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> a, b;
+  pipe.InitBuffer(a, ub * sizeof(half));
+  pipe.InitBuffer(b, ub * sizeof(half));
+  AscendC::LocalTensor<half> la = a.Get<half>(), lb = b.Get<half>();
+  AscendC::Duplicate(la, half(0.0f), static_cast<int32_t>(ub));
+  AscendC::Duplicate(lb, half(0.0f), static_cast<int32_t>(ub));
+  AscendC::PipeBarrier<PIPE_ALL>();
+  AscendC::GlobalTensor<half> gx, gy;
+  gx.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(x));
+  gy.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(y), 2 * ub);
+  const half value = half::FromBits(static_cast<uint16_t>(pad_bits));
+  AscendC::DataCopyExtParams ext{static_cast<uint16_t>(blocks), len * 2, 4, 0, 0};
+  AscendC::DataCopyPadExtParams<half> pad_ext{true, static_cast<uint8_t>(left),
+                                              static_cast<uint8_t>(right), value};
+  AscendC::DataCopyPad(la, gx, ext, pad_ext);
+  AscendC::DataCopyParams old{static_cast<uint16_t>(blocks), static_cast<uint16_t>(len * 2), 4, 0};
+  AscendC::DataCopyPadParams pad_old{true, static_cast<uint8_t>(left), static_cast<uint8_t>(right),
+                                     uint64_t{pad_bits} | (uint64_t{0xABCD} << 16)};
+  AscendC::DataCopyPad(lb, gx, old, pad_old);
+  AscendC::PipeBarrier<PIPE_ALL>();
+  AscendC::DataCopy(gy, la, ub);
+  AscendC::DataCopy(gy[ub], lb, ub);
+}
+
+TEST(CompatDataCopyPad, PadParamsFormMatchesExtForm) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> dist(-8.0f, 8.0f);
+  for (uint32_t trial = 0; trial < 6; ++trial) {
+    const uint32_t len = 1 + rng() % 29, blocks = 1 + rng() % 3, left = rng() % 3,
+                   right = rng() % 3;
+    const uint32_t row = (left + len + right + 15) / 16 * 16;
+    const uint32_t ub = row * blocks;
+    std::vector<half> x(blocks * (len + 2) + 16);
+    for (auto& v : x)
+      v = half(dist(rng));
+    const half padv(dist(rng));
+    const uint16_t bits = padv.bits;
+    auto px = tessera::device::Malloc(x.size() * 2);
+    auto py = tessera::device::Malloc(2 * ub * 2);
+    ASSERT_TRUE(px.ok() && py.ok());
+    ASSERT_TRUE(tessera::device::Memcpy(*px, x.size() * 2, x.data(), x.size() * 2,
+                                        tessera::device::MemcpyKind::kHostToDevice)
+                    .ok());
+    const tessera::Status st =
+        RunKernel(pad_forms_custom, static_cast<uint8_t*>(*px), static_cast<uint8_t*>(*py), len,
+                  blocks, left, right, uint32_t{bits}, ub);
+    ASSERT_TRUE(st.ok()) << st.message();
+    std::vector<half> y(2 * ub);
+    ASSERT_TRUE(tessera::device::Memcpy(y.data(), y.size() * 2, *py, y.size() * 2,
+                                        tessera::device::MemcpyKind::kDeviceToHost)
+                    .ok());
+    for (uint32_t i = 0; i < ub; ++i)
+      ASSERT_EQ(static_cast<float>(y[ub + i]), static_cast<float>(y[i])) << "element " << i;
+    // And the padded layout itself: left pads, the block (4 bytes = 2 elements apart in GM),
+    // right pads.
+    for (uint32_t blk = 0; blk < blocks; ++blk) {
+      for (uint32_t i = 0; i < left; ++i)
+        ASSERT_EQ(static_cast<float>(y[blk * row + i]), static_cast<float>(padv));
+      for (uint32_t i = 0; i < len; ++i)
+        ASSERT_EQ(static_cast<float>(y[blk * row + left + i]),
+                  static_cast<float>(x[blk * (len + 2) + i]));
+      for (uint32_t i = 0; i < right; ++i)
+        ASSERT_EQ(static_cast<float>(y[blk * row + left + len + i]), static_cast<float>(padv));
+    }
+    EXPECT_TRUE(tessera::device::Free(*px).ok());
+    EXPECT_TRUE(tessera::device::Free(*py).ok());
+  }
 }
 
 }  // namespace
