@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "block_state.h"
 
@@ -169,6 +171,83 @@ bool GetPadBits(uint64_t& bits) {
   const auto* state = static_cast<const KernelBlockState*>(ctx->layer_state);
   bits = state->pad_bits;
   return state->pad_set;
+}
+
+std::vector<uint64_t> SliceOffsets(const SliceInfo info[], uint32_t dims, uint32_t elem_bytes,
+                                   const char* side) {
+  constexpr const char* kApi = "DataCopy (slice)";
+  if (dims == 0 || dims > K_MAX_DIM) {
+    KernelFail(kApi, "dimValue " + std::to_string(dims) + " is outside [1, " +
+                         std::to_string(K_MAX_DIM) + "]");
+  }
+  // Per dimension: the selected indices, then the element pitch of the dimension.
+  std::vector<std::vector<uint64_t>> picks(dims);
+  uint64_t pitch = 1;
+  std::vector<uint64_t> pitches(dims);
+  for (uint32_t d = 0; d < dims; ++d) {
+    const SliceInfo& s = info[d];
+    const std::string where = std::string(side) + "SliceInfo[" + std::to_string(d) + "]";
+    if (d > 0 && s.burstLen != 1) {
+      KernelFail(kApi, where + ".burstLen is " + std::to_string(s.burstLen) +
+                           "; dimensions past the first take burstLen 1");
+    }
+    const uint64_t burst = d == 0 ? uint64_t{s.burstLen} * kBlockBytes / elem_bytes : 1;
+    if (burst == 0 || s.startIndex > s.endIndex || s.endIndex >= s.shapeValue) {
+      KernelFail(kApi, where + " {start " + std::to_string(s.startIndex) + ", end " +
+                           std::to_string(s.endIndex) + ", burstLen " + std::to_string(s.burstLen) +
+                           ", shape " + std::to_string(s.shapeValue) +
+                           "} needs burstLen > 0 and start <= end < shapeValue");
+    }
+    const uint64_t span = uint64_t{s.endIndex} - s.startIndex + 1;
+    if ((span + s.stride) % (burst + s.stride) != 0) {
+      KernelFail(kApi, where + ": end - start + 1 = " + std::to_string(span) +
+                           " is not a whole number of segments of " + std::to_string(burst) +
+                           " elements " + std::to_string(s.stride) + " apart");
+    }
+    for (uint64_t at = s.startIndex; at + burst <= uint64_t{s.endIndex} + 1; at += burst + s.stride)
+      for (uint64_t i = 0; i < burst; ++i)
+        picks[d].push_back(at + i);
+    pitches[d] = pitch;
+    pitch *= s.shapeValue;
+  }
+  // Row-major over the dimensions, the last outermost.
+  std::vector<uint64_t> out{0};
+  for (uint32_t d = dims; d-- > 0;) {
+    std::vector<uint64_t> next;
+    next.reserve(out.size() * picks[d].size());
+    for (uint64_t base : out)
+      for (uint64_t i : picks[d])
+        next.push_back(base + i * pitches[d]);
+    out.swap(next);
+  }
+  return out;
+}
+
+void SliceCopy(void* dst, const void* src, const SliceInfo dst_info[], const SliceInfo src_info[],
+               uint32_t dims, uint32_t elem_bytes, bool to_global) {
+  const std::vector<uint64_t> from = SliceOffsets(src_info, dims, elem_bytes, "src");
+  const std::vector<uint64_t> to = SliceOffsets(dst_info, dims, elem_bytes, "dst");
+  if (from.size() != to.size()) {
+    KernelFail("DataCopy (slice)", "the source slice selects " + std::to_string(from.size()) +
+                                       " elements, the destination slice " +
+                                       std::to_string(to.size()));
+  }
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  // Runs contiguous on both sides go as one copy.
+  for (size_t i = 0; i < from.size();) {
+    size_t n = 1;
+    while (i + n < from.size() && from[i + n] == from[i] + n && to[i + n] == to[i] + n)
+      ++n;
+    const size_t bytes = n * elem_bytes;
+    if (to_global) {
+      CopyToGlobal(d + to[i] * elem_bytes, s + from[i] * elem_bytes, bytes, false, "DataCopy");
+    } else {
+      std::memcpy(d + to[i] * elem_bytes, s + from[i] * elem_bytes, bytes);
+      ShadowWritten(d + to[i] * elem_bytes, bytes);
+    }
+    i += n;
+  }
 }
 
 }  // namespace tessera::kernel::detail

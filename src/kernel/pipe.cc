@@ -399,6 +399,20 @@ uint64_t TPipe::FreeBytes() const {
   return ctx->ub_bytes - state->used[0];
 }
 
+std::byte* TPipe::StackBuffer(uint64_t* bytes) {
+  if (!alive_) KernelFail("PopStackBuffer", "the pipe was destroyed");
+  detail::KernelBlockState& state = detail::State("PopStackBuffer");
+  std::byte* base = nullptr;
+  size_t capacity = 0;
+  detail::Arena(*device::CurrentBlock(), detail::Memory::kUb, &base, &capacity);
+  const uint64_t used = state.used[static_cast<int>(detail::Memory::kUb)];
+  *bytes = base == nullptr || used >= capacity ? 0 : capacity - used;
+  if (*bytes == 0) return nullptr;
+  // Fresh scratch: in checked mode reading it before writing is reported.
+  if (CheckedLaunch()) detail::ShadowFresh(base + used, *bytes);
+  return base + used;
+}
+
 std::byte* TPipe::Take(uint64_t bytes, TPosition pos) {
   if (!alive_) KernelFail("TPipe::InitBuffer", "the pipe was destroyed");
   detail::KernelBlockState& state = detail::State("TPipe::InitBuffer");

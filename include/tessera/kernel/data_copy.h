@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "tessera/core/float16.h"
 #include "tessera/device/gm_access.h"
@@ -39,6 +40,41 @@ struct DataCopyExtParams {
   uint32_t srcStride = 0;
   uint32_t dstStride = 0;
   uint32_t rsv = 0;
+};
+
+// One dimension of a slice copy (Ascend C's SliceInfo): from startIndex to endIndex (inclusive)
+// of a dimension of shapeValue elements, segments of burstLen 32-byte blocks (dimension 0; 1
+// index in the others) with `stride` elements between them.
+struct SliceInfo {
+  SliceInfo() = default;
+  SliceInfo(uint32_t startIndexIn, uint32_t endIndexIn, uint32_t strideIn, uint32_t burstLenIn,
+            uint32_t shapeValueIn = 0)
+      : startIndex(startIndexIn),
+        endIndex(endIndexIn),
+        stride(strideIn),
+        burstLen(burstLenIn),
+        shapeValue(shapeValueIn) {}
+  uint32_t startIndex = 0;
+  uint32_t endIndex = 0;
+  uint32_t stride = 0;
+  uint32_t burstLen = 1;
+  uint32_t shapeValue = 0;
+};
+inline constexpr uint32_t K_MAX_DIM = 8;
+
+// The older padding form of DataCopyPad (with DataCopyParams): paddingValue holds the pad
+// element's bits in its low bytes.
+struct DataCopyPadParams {
+  DataCopyPadParams() = default;
+  DataCopyPadParams(bool isPadValue, uint8_t leftPadValue, uint8_t rightPadValue, uint64_t padValue)
+      : isPad(isPadValue),
+        leftPadding(leftPadValue),
+        rightPadding(rightPadValue),
+        paddingValue(padValue) {}
+  bool isPad = false;
+  uint8_t leftPadding = 0;
+  uint8_t rightPadding = 0;
+  uint64_t paddingValue = 0;
 };
 
 template <class T>
@@ -123,7 +159,31 @@ inline uint64_t SpanUnits(uint16_t count, uint64_t len, uint64_t gap) {
   return count == 0 ? 0 : uint64_t{count} * len + uint64_t{count - 1u} * gap;
 }
 
+// The element offsets a slice selects, in order (the last dimension outermost); fails the block
+// when a SliceInfo breaks the vendor's rules.
+std::vector<uint64_t> SliceOffsets(const SliceInfo info[], uint32_t dims, uint32_t elem_bytes,
+                                   const char* side);
+// Pairs the source and destination slices element by element.
+void SliceCopy(void* dst, const void* src, const SliceInfo dst_info[], const SliceInfo src_info[],
+               uint32_t dims, uint32_t elem_bytes, bool to_global);
+
 }  // namespace detail
+
+// GM -> UB slice copy: the elements srcSliceInfo selects from a dimValue-dimensional GM tensor go,
+// in order, to the positions dstSliceInfo selects in UB.
+template <class T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const SliceInfo dstSliceInfo[],
+              const SliceInfo srcSliceInfo[], const uint32_t dimValue = 1) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kMte2);
+  detail::SliceCopy(dst.data(), src.data(), dstSliceInfo, srcSliceInfo, dimValue, sizeof(T), false);
+}
+// UB -> GM slice copy.
+template <class T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const SliceInfo dstSliceInfo[],
+              const SliceInfo srcSliceInfo[], const uint32_t dimValue = 1) {
+  const detail::PipeScope phase(src.checked(), device::TracePipe::kMte3);
+  detail::SliceCopy(dst.data(), src.data(), dstSliceInfo, srcSliceInfo, dimValue, sizeof(T), true);
+}
 
 // GM -> UB, `count` elements.
 template <class T>
@@ -288,6 +348,21 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
 // Sets the value DataCopyPad (GM -> UB, isPad = false) writes after each block's data up to the
 // next 32-byte boundary; lasts until the block ends or sets another. `pos` (VECIN / VECOUT) is the
 // destination the vendor's register is for; both share one value here.
+// The DataCopyParams form (blockLen in bytes, strides as in DataCopyExtParams) with
+// DataCopyPadParams: the same copy, the pad element read from paddingValue's low bytes.
+template <class T>
+void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
+                 const DataCopyPadParams& pad) {
+  DataCopyPadExtParams<T> ext;
+  ext.isPad = pad.isPad;
+  ext.leftPadding = pad.leftPadding;
+  ext.rightPadding = pad.rightPadding;
+  static_assert(sizeof(T) <= sizeof(uint64_t), "DataCopyPad: elements of at most 8 bytes");
+  std::memcpy(static_cast<void*>(&ext.paddingValue), &pad.paddingValue, sizeof(T));
+  DataCopyPad(dst, src, DataCopyExtParams{p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0},
+              ext);
+}
+
 template <class T, TPosition pos = TPosition::VECIN>
 void SetPadValue(T value) {
   static_assert(sizeof(T) <= sizeof(uint64_t), "SetPadValue: element types of up to 8 bytes");

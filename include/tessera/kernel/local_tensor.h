@@ -29,11 +29,47 @@ enum class TPosition : uint8_t {
   C2,
   CO1,
   CO2,
-  TSCM,       // L1 shared with the vector cores' Matmul clients (Ascend C's TSCM)
-  C2PIPE2GM,  // the fixpipe buffer (FB)
+  TSCM,           // L1 shared with the vector cores' Matmul clients (Ascend C's TSCM)
+  C2PIPE2GM,      // the fixpipe buffer (FB)
+  LCM = VECCALC,  // Ascend C's name for UB scratch (PopStackBuffer)
 };
 
 const char* TPositionName(TPosition pos);
+
+// Layout of a tensor's data (Ascend C's DataFormat).
+enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC, NCDHW, NDC1HWC0, FRACTAL_Z_3D };
+
+inline constexpr int K_MAX_SHAPE_DIM = 8;
+
+// The shape a kernel attaches to a LocalTensor (Ascend C's ShapeInfo): advanced APIs such as
+// AscendAntiQuant read the rows / columns of their scale tensors from it. Dimensions past
+// K_MAX_SHAPE_DIM are dropped.
+struct ShapeInfo {
+  ShapeInfo() = default;
+  ShapeInfo(uint8_t inputShapeDim, const uint32_t inputShape[], uint8_t inputOriginalShapeDim,
+            const uint32_t inputOriginalShape[], DataFormat inputFormat)
+      : shapeDim(Clamp(inputShapeDim)),
+        originalShapeDim(Clamp(inputOriginalShapeDim)),
+        dataFormat(inputFormat) {
+    for (int i = 0; i < shapeDim; ++i)
+      shape[i] = inputShape[i];
+    for (int i = 0; i < originalShapeDim; ++i)
+      originalShape[i] = inputOriginalShape[i];
+  }
+  ShapeInfo(uint8_t inputShapeDim, const uint32_t inputShape[], DataFormat inputFormat)
+      : ShapeInfo(inputShapeDim, inputShape, inputShapeDim, inputShape, inputFormat) {}
+  ShapeInfo(uint8_t inputShapeDim, const uint32_t inputShape[])
+      : ShapeInfo(inputShapeDim, inputShape, inputShapeDim, inputShape, DataFormat::ND) {}
+
+  uint8_t shapeDim = 0;
+  uint8_t originalShapeDim = 0;
+  uint32_t shape[K_MAX_SHAPE_DIM] = {};
+  uint32_t originalShape[K_MAX_SHAPE_DIM] = {};
+  DataFormat dataFormat = DataFormat::ND;
+
+ private:
+  static uint8_t Clamp(uint8_t dim) { return dim > K_MAX_SHAPE_DIM ? K_MAX_SHAPE_DIM : dim; }
+};
 
 namespace detail {
 // Checked mode: which bytes of this block's UB were written since TPipe::InitBuffer handed them
@@ -88,6 +124,9 @@ class LocalTensor {
   TPosition GetPosition() const { return pos_; }
   T* GetPhyAddr() const { return data_; }
   T* data() const { return data_; }
+  // The shape attached with SetShapeInfo (shapeDim 0 when none was); views and copies keep it.
+  void SetShapeInfo(const ShapeInfo& shapeInfo) { shape_info_ = shapeInfo; }
+  ShapeInfo GetShapeInfo() const { return shape_info_; }
   bool checked() const { return checked_; }
 
   T GetValue(uint32_t index) const {
@@ -159,6 +198,7 @@ class LocalTensor {
   bool checked_ = false;
   const uint32_t* generation_ = nullptr;
   uint32_t seen_ = 0;
+  ShapeInfo shape_info_;
 };
 
 }  // namespace tessera::kernel

@@ -132,6 +132,33 @@ class TBuf {
     LocalTensor<T> all = Get<T>();
     return LocalTensor<T>(all.data(), count, pos, checked_, nullptr, 0);
   }
+  // `size` elements starting `bufOffset` bytes in (Ascend C's GetWithOffset).
+  template <class T>
+  LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset) const {
+    if (uint64_t{bufOffset} + uint64_t{size} * sizeof(T) > bytes_ || bufOffset % 32 != 0) {
+      KernelFail("TBuf::GetWithOffset", "offset " + std::to_string(bufOffset) + " + " +
+                                            std::to_string(size) + " x " +
+                                            std::to_string(sizeof(T)) +
+                                            " bytes must be 32-byte aligned and inside the "
+                                            "buffer's " +
+                                            std::to_string(bytes_) + " bytes");
+    }
+    return LocalTensor<T>(reinterpret_cast<T*>(base_ + bufOffset), size, pos, checked_, nullptr, 0);
+  }
+  // Ascend C's TBuf is a one-buffer queue binding: AllocTensor / DeQue give the whole buffer,
+  // EnQue / FreeTensor have nothing to hand over (the buffer belongs to the TBuf).
+  template <class T>
+  LocalTensor<T> AllocTensor() const {
+    return Get<T>();
+  }
+  template <class T>
+  LocalTensor<T> DeQue() const {
+    return Get<T>();
+  }
+  template <class T>
+  void EnQue(const LocalTensor<T>& /*tensor*/) const {}
+  template <class T>
+  void FreeTensor(const LocalTensor<T>& /*tensor*/) const {}
 
   // For TPipe::InitBuffer.
   void Attach(std::byte* base, uint32_t bytes, bool checked) {
@@ -177,6 +204,9 @@ class TPipe {
 
   // Bytes of UB still free for this core.
   uint64_t FreeBytes() const;
+  // The free UB past every buffer handed out so far (its size in *bytes), without reserving it:
+  // Ascend C's stack buffer, which PopStackBuffer gives to advanced APIs as scratch.
+  std::byte* StackBuffer(uint64_t* bytes);
 
   // Event ids for SetFlag / WaitFlag pairs. AllocEventID reserves the lowest id of `event` not
   // reserved (failing the block when all 8 are); ReleaseEventID returns it. FetchEventID names
@@ -212,6 +242,21 @@ class TPipe {
 // The running block's TPipe: the one constructed last and not yet destroyed (fails the block
 // when there is none).
 TPipe* GetTPipePtr();
+
+// Ascend C's PopStackBuffer: `pop` becomes a view of the UB past the running pipe's buffers
+// (TPipe::StackBuffer), in elements of T; false when none is left. A later InitBuffer takes the
+// same bytes, as on the NPU.
+template <class T, TPosition pos>
+bool PopStackBuffer(LocalTensor<T>& pop) {
+  static_assert(pos == TPosition::VECCALC || pos == TPosition::VECIN || pos == TPosition::VECOUT,
+                "PopStackBuffer: the stack buffer lives in UB (TPosition::LCM / VECCALC)");
+  uint64_t bytes = 0;
+  std::byte* base = GetTPipePtr()->StackBuffer(&bytes);
+  if (bytes < sizeof(T)) return false;
+  pop = LocalTensor<T>(reinterpret_cast<T*>(base), static_cast<uint32_t>(bytes / sizeof(T)), pos,
+                       CheckedLaunch(), nullptr, 0);
+  return true;
+}
 
 // The on-chip memories, as Ascend C's LocalMemAllocator names them.
 enum class Hardware : uint8_t { GM, UB, L1, L0A, L0B, L0C, BIAS, FIXBUF, MAX };

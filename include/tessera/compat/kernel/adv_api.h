@@ -12,6 +12,7 @@
 #include "tessera/compat/kernel/adv/filter.h"
 #include "tessera/compat/kernel/adv/index.h"
 #include "tessera/compat/kernel/adv/normalization.h"
+#include "tessera/compat/kernel/adv/normalize.h"
 #include "tessera/compat/kernel/adv/pad.h"
 #include "tessera/compat/kernel/adv/quant.h"
 #include "tessera/compat/kernel/adv/reduce.h"

@@ -106,6 +106,38 @@
   F(uint32_t, tailBsLength)
 // clang-format on
 
+// The vendor's LayerNormSeparateTiling (LayerNorm with rstd output, on [A, R] rows); tessera
+// reads aLength / rLength (LayerNormPara carries the same) and fills the rest as the shape gives.
+// clang-format off
+#define TESSERA_LAYERNORM_SEPARATE_TILING_FIELDS(F) \
+  F(uint32_t, aLength)                   \
+  F(uint32_t, rLength)                   \
+  F(uint32_t, halfAddRepeatTimes)        \
+  F(uint32_t, rHeadLength)               \
+  F(float, k2Rec)                        \
+  F(float, k2RRec)                       \
+  F(uint32_t, inputXSize)                \
+  F(uint32_t, meanVarSize)               \
+  F(uint32_t, numberOfTmpBuf)            \
+  F(uint32_t, varianceTmpTensorPos)      \
+  F(uint32_t, varianceTmpTensorSize)     \
+  F(uint32_t, tmpBufSize)                \
+  F(uint32_t, oneTmpSize)                \
+  F(uint32_t, firstTmpStartPos)          \
+  F(uint32_t, secondTmpStartPos)         \
+  F(uint32_t, thirdTmpStartPos)          \
+  F(uint32_t, loopRound)                 \
+  F(uint32_t, inputRoundSize)            \
+  F(uint32_t, inputTailSize)             \
+  F(uint32_t, inputTailPos)              \
+  F(uint32_t, meanVarRoundSize)          \
+  F(uint32_t, meanVarTailSize)           \
+  F(uint32_t, meanVarTailPos)            \
+  F(uint32_t, arCurLength)               \
+  F(uint32_t, aCurLength)                \
+  F(float, rValueBack)
+// clang-format on
+
 #define TESSERA_TILING_PLAIN_FIELD_(type, name) type name = 0;
 
 namespace AscendC::tiling {
@@ -125,10 +157,14 @@ struct RmsNormTiling {
 struct LayerNormGradBetaTiling {
   TESSERA_LAYERNORM_GRAD_BETA_TILING_FIELDS(TESSERA_TILING_PLAIN_FIELD_)
 };
+struct LayerNormSeparateTiling {
+  TESSERA_LAYERNORM_SEPARATE_TILING_FIELDS(TESSERA_TILING_PLAIN_FIELD_)
+};
 }  // namespace AscendC::tiling
 
 using AscendC::tiling::DeepNormTiling;
 using AscendC::tiling::LayerNormGradBetaTiling;
 using AscendC::tiling::LayerNormGradTiling;
+using AscendC::tiling::LayerNormSeparateTiling;
 using AscendC::tiling::LayerNormTiling;
 using AscendC::tiling::RmsNormTiling;

@@ -1,7 +1,8 @@
 // The vendor's quantization APIs on the 2201 path: AscendQuant (float / half -> int8,
-// dst = sat(rint(half(src * scale + offset)))) and AscendDequant (int32 -> float / half / bf16,
-// dst = src * deqScale, the scale broadcast over rows). The temporary buffer argument is accepted
-// for signature compatibility: these need none (the host queries report 0).
+// dst = sat(rint(half(src * scale + offset)))), AscendDequant (int32 -> float / half / bf16,
+// dst = src * deqScale, the scale broadcast over rows) and AscendAntiQuant (int8 -> half / bf16,
+// dst = (src + offset) * scale per channel or per group). The temporary buffer argument is
+// accepted for signature compatibility: these need none (the host queries report 0).
 #pragma once
 
 #include <cmath>
@@ -27,6 +28,15 @@ struct DequantParams {
   uint32_t calCount;
 };
 enum class DeQuantMode { DEQUANT_WITH_SINGLE_ROW, DEQUANT_WITH_MULTI_ROW };
+
+// AscendAntiQuant's offset / scale shape; zero fields are read from the scale tensor's
+// ShapeInfo, and without one the scale is a single row (per channel).
+struct AntiQuantShapeInfo {
+  uint32_t offsetHeight{0};
+  uint32_t offsetWidth{0};
+  uint32_t scaleHeight{0};
+  uint32_t scaleWidth{0};
+};
 
 }  // namespace AscendC
 
@@ -67,6 +77,74 @@ void DequantRows(const char* api, const LocalTensor<DstT>& dst, const LocalTenso
       const float s = ToF32(scale_is_tensor ? scale[i] : scale[0]);
       out[i] = FromF32<DstT>(static_cast<float>(in[i]) * s);
     }
+  }
+}
+
+// One AscendAntiQuant element: for half the hardware chain (int8 -> half, add, multiply, each
+// rounded to half); for bfloat16 in float, rounded once.
+template <class DstT>
+DstT AntiQuantOne(int8_t x, float offset, float scale, bool has_offset) {
+  if constexpr (std::is_same_v<DstT, ::tessera::half>) {
+    float v = static_cast<float>(x);
+    if (has_offset) v = static_cast<float>(::tessera::half(v + offset));
+    return ::tessera::half(v * scale);
+  } else {
+    return FromF32<DstT>((static_cast<float>(x) + (has_offset ? offset : 0.0f)) * scale);
+  }
+}
+
+// AscendAntiQuant over src of k rows (isTranspose false: [k, n], the scale [groups, n], row r
+// uses scale row r / (k / groups)) or k columns (isTranspose true: [n, k], the scale [n, groups],
+// column c uses scale column c / (k / groups)). offset / scale are tensors (scalar == nullptr) or
+// scalars.
+template <class SrcT, class DstT>
+void AntiQuantRows(const LocalTensor<DstT>& dst, const LocalTensor<SrcT>& src,
+                   const LocalTensor<DstT>* offset, const LocalTensor<DstT>* scale,
+                   const DstT* scalar_offset, const DstT* scalar_scale, uint32_t k, bool transpose,
+                   const AscendC::AntiQuantShapeInfo& info) {
+  static_assert(std::is_same_v<SrcT, int8_t>, "AscendAntiQuant: the input type must be int8_t");
+  static_assert(std::is_same_v<DstT, ::tessera::half> || std::is_same_v<DstT, ::tessera::bfloat16>,
+                "AscendAntiQuant: the output type must be half or bfloat16");
+  const char* api = "AscendAntiQuant";
+  const uint32_t total = src.GetSize();
+  Require(k > 0 && total % k == 0, api,
+          "k " + std::to_string(k) + " must divide the source's " + std::to_string(total) +
+              " elements");
+  const uint32_t n = total / k;
+  uint32_t groups = 1;
+  if (scale != nullptr) {
+    const ::tessera::kernel::ShapeInfo shape = scale->GetShapeInfo();
+    const uint32_t given = transpose ? info.scaleWidth : info.scaleHeight;
+    if (given != 0) {
+      groups = given;
+    } else if (shape.shapeDim >= 2) {
+      groups = transpose ? shape.shape[1] : shape.shape[0];
+    }
+    Require(groups > 0 && k % groups == 0, api,
+            "the scale's " + std::to_string(groups) + " groups must divide k " + std::to_string(k));
+    CheckRead(*scale, uint64_t{groups} * n, api, "scale");
+    if (offset != nullptr) CheckRead(*offset, uint64_t{groups} * n, api, "offset");
+  }
+  CheckRead(src, total, api, "src");
+  CheckWrite(dst, total, api);
+  const uint32_t group_size = k / groups;
+  const bool has_offset = offset != nullptr || scalar_offset != nullptr;
+  for (uint32_t i = 0; i < total; ++i) {
+    float o = 0.0f;
+    float s;
+    if (scale != nullptr) {
+      // The parameter index: [group][column] untransposed, [row][group] transposed.
+      const uint32_t row = i / (transpose ? k : n);
+      const uint32_t col = i % (transpose ? k : n);
+      const uint64_t at = transpose ? uint64_t{row} * groups + col / group_size
+                                    : uint64_t{row / group_size} * n + col;
+      s = ToF32(scale->data()[at]);
+      if (offset != nullptr) o = ToF32(offset->data()[at]);
+    } else {
+      s = ToF32(*scalar_scale);
+      if (scalar_offset != nullptr) o = ToF32(*scalar_offset);
+    }
+    dst.data()[i] = AntiQuantOne<DstT>(static_cast<int8_t>(src.data()[i]), o, s, has_offset);
   }
 }
 
@@ -171,6 +249,72 @@ template <typename dstT, typename scaleT, DeQuantMode mode = DeQuantMode::DEQUAN
 void AscendDequant(const LocalTensor<dstT>& dstTensor, const LocalTensor<int32_t>& srcTensor,
                    const scaleT deqScale, DequantParams params) {
   AscendDequant<dstT, scaleT, mode>(dstTensor, srcTensor, deqScale, LocalTensor<uint8_t>(), params);
+}
+
+// AscendAntiQuant: dst = (src + offset) * scale, int8 -> half / bfloat16. src is [k, n]
+// (isTranspose false; offset / scale [groups, n]) or [n, k] (isTranspose true; offset / scale
+// [n, groups]); groups come from shapeInfo or the scale's ShapeInfo, else 1 (per channel).
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                     const LocalTensor<OutputDataType>& offset,
+                     const LocalTensor<OutputDataType>& scale,
+                     const LocalTensor<uint8_t>& /*sharedTmpBuffer*/, const uint32_t k,
+                     const AntiQuantShapeInfo& shapeInfo = {}) {
+  ::tessera::compat::adv::AntiQuantRows<InputDataType, OutputDataType>(
+      dst, src, &offset, &scale, nullptr, nullptr, k, isTranspose, shapeInfo);
+}
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                     const LocalTensor<OutputDataType>& scale,
+                     const LocalTensor<uint8_t>& /*sharedTmpBuffer*/, const uint32_t k,
+                     const AntiQuantShapeInfo& shapeInfo = {}) {
+  ::tessera::compat::adv::AntiQuantRows<InputDataType, OutputDataType>(
+      dst, src, nullptr, &scale, nullptr, nullptr, k, isTranspose, shapeInfo);
+}
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                     const LocalTensor<OutputDataType>& offset,
+                     const LocalTensor<OutputDataType>& scale, const uint32_t k,
+                     const AntiQuantShapeInfo& shapeInfo = {}) {
+  ::tessera::compat::adv::AntiQuantRows<InputDataType, OutputDataType>(
+      dst, src, &offset, &scale, nullptr, nullptr, k, isTranspose, shapeInfo);
+}
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                     const LocalTensor<OutputDataType>& scale, const uint32_t k,
+                     const AntiQuantShapeInfo& shapeInfo = {}) {
+  ::tessera::compat::adv::AntiQuantRows<InputDataType, OutputDataType>(
+      dst, src, nullptr, &scale, nullptr, nullptr, k, isTranspose, shapeInfo);
+}
+// Scalar offset and scale for every element.
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                     const OutputDataType offset, const OutputDataType scale,
+                     const LocalTensor<uint8_t>& /*sharedTmpBuffer*/, const uint32_t k,
+                     const AntiQuantShapeInfo& shapeInfo = {}) {
+  ::tessera::compat::adv::AntiQuantRows<InputDataType, OutputDataType>(
+      dst, src, nullptr, nullptr, &offset, &scale, k, isTranspose, shapeInfo);
+}
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                     const OutputDataType scale, const LocalTensor<uint8_t>& /*sharedTmpBuffer*/,
+                     const uint32_t k, const AntiQuantShapeInfo& shapeInfo = {}) {
+  ::tessera::compat::adv::AntiQuantRows<InputDataType, OutputDataType>(
+      dst, src, nullptr, nullptr, nullptr, &scale, k, isTranspose, shapeInfo);
+}
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                     const OutputDataType offset, const OutputDataType scale, const uint32_t k,
+                     const AntiQuantShapeInfo& shapeInfo = {}) {
+  ::tessera::compat::adv::AntiQuantRows<InputDataType, OutputDataType>(
+      dst, src, nullptr, nullptr, &offset, &scale, k, isTranspose, shapeInfo);
+}
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                     const OutputDataType scale, const uint32_t k,
+                     const AntiQuantShapeInfo& shapeInfo = {}) {
+  ::tessera::compat::adv::AntiQuantRows<InputDataType, OutputDataType>(
+      dst, src, nullptr, nullptr, nullptr, &scale, k, isTranspose, shapeInfo);
 }
 
 }  // namespace adv_api

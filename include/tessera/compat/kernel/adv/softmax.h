@@ -34,10 +34,7 @@ namespace adv_api {
 
 using ::tessera::kernel::LocalTensor;
 
-#ifndef ASCC_ENUM_DATAFORMAT
-#define ASCC_ENUM_DATAFORMAT
-enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC, NCDHW, NDC1HWC0, FRACTAL_Z_3D };
-#endif
+using ::tessera::kernel::DataFormat;
 
 enum class SoftmaxMode { SOFTMAX_NORMAL = 0, SOFTMAX_OUTPUT_WITHOUT_BRC = 1 };
 struct SoftmaxConfig {

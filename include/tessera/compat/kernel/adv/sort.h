@@ -277,6 +277,82 @@ void Sort(const LocalTensor<T>& dst, const LocalTensor<T>& concat,
   }
 }
 
+// TopK over topKInfo.outter rows of topKInfo.inner elements: the k largest (isLargest) or
+// smallest of each row, ordered, ties by position, with their indices (the row's position, or
+// srcIndexLocal's entry with isInitIndex: one shared row in Normal mode, one per row in Small
+// mode). Normal mode writes rows of k rounded up to 32 bytes (values) and to 8 (indices); Small
+// mode (inner 32) rows of k. With isHasfinish, a row whose finishLocal entry is true gets every
+// index set to topKInfo.n. The padding of a row past k is left as it was. The tiling is accepted
+// for the vendor's signature (tessera sorts without instruction parameters or scratch).
+template <typename T, bool isInitIndex = false, bool isHasfinish = false, bool isReuseSrc = false,
+          TopKMode topkMode = TopKMode::TOPK_NORMAL>
+void TopK(const LocalTensor<T>& dstValueLocal, const LocalTensor<int32_t>& dstIndexLocal,
+          const LocalTensor<T>& srcLocal, const LocalTensor<int32_t>& srcIndexLocal,
+          const LocalTensor<bool>& finishLocal, const LocalTensor<uint8_t>& /*tmpLocal*/,
+          const int32_t k, const TopkTiling& /*tilling*/, const TopKInfo& topKInfo,
+          const bool isLargest = true) {
+  using namespace ::tessera::compat::adv;
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, ::tessera::half>,
+                "TopK: T must be float or half");
+  const char* api = "TopK";
+  constexpr bool small = topkMode == TopKMode::TOPK_NSMALL;
+  const int32_t outter = topKInfo.outter, inner = topKInfo.inner;
+  Require(outter >= 1 && inner >= 1 && inner % 32 == 0, api,
+          "topKInfo needs outter >= 1 and inner a positive multiple of 32, got outter " +
+              std::to_string(outter) + " inner " + std::to_string(inner));
+  Require(!small || inner == 32, api, "Small mode needs inner 32, got " + std::to_string(inner));
+  Require(topKInfo.n >= 1 && topKInfo.n <= inner, api,
+          "topKInfo.n " + std::to_string(topKInfo.n) + " is outside [1, inner " +
+              std::to_string(inner) + "]");
+  Require(k >= 1 && k <= topKInfo.n, api,
+          "k " + std::to_string(k) + " is outside [1, n " + std::to_string(topKInfo.n) + "]");
+  const uint32_t per_block = 32 / sizeof(T);
+  const uint32_t value_row = small ? k : (k + per_block - 1) / per_block * per_block;
+  const uint32_t index_row = small ? k : (k + 7) / 8 * 8;
+  const uint64_t rows = static_cast<uint32_t>(outter);
+  CheckRead(srcLocal, rows * inner, api, "src");
+  if constexpr (isInitIndex)
+    CheckRead(srcIndexLocal, small ? rows * inner : inner, api, "srcIndex");
+  if constexpr (isHasfinish) CheckRead(finishLocal, rows, api, "finish");
+  CheckSpace(dstValueLocal, (rows - 1) * value_row + k, api, "dstValue");
+  CheckSpace(dstIndexLocal, (rows - 1) * index_row + k, api, "dstIndex");
+  std::vector<uint32_t> order(inner);
+  for (uint64_t r = 0; r < rows; ++r) {
+    const T* row = srcLocal.data() + r * inner;
+    for (int32_t i = 0; i < inner; ++i)
+      order[i] = i;
+    // Stable on position: the vendor's merge sort keeps equal scores in input order, and the
+    // smallest-k path negates the scores, which keeps that order too.
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const float x = ToF32(row[a]), y = ToF32(row[b]);
+      return isLargest ? x > y : x < y;
+    });
+    const bool finished = isHasfinish && finishLocal.data()[r];
+    T* values = dstValueLocal.data() + r * value_row;
+    int32_t* indices = dstIndexLocal.data() + r * index_row;
+    for (int32_t j = 0; j < k; ++j) {
+      values[j] = row[order[j]];
+      int32_t index = static_cast<int32_t>(order[j]);
+      if constexpr (isInitIndex) index = srcIndexLocal.data()[(small ? r * inner : 0) + order[j]];
+      indices[j] = finished ? topKInfo.n : index;
+    }
+    if (dstValueLocal.checked()) {
+      ::tessera::kernel::detail::ShadowWritten(values, k * sizeof(T));
+      ::tessera::kernel::detail::ShadowWritten(indices, k * sizeof(int32_t));
+    }
+  }
+}
+template <typename T, bool isInitIndex = false, bool isHasfinish = false, bool isReuseSrc = false,
+          TopKMode topkMode = TopKMode::TOPK_NORMAL>
+void TopK(const LocalTensor<T>& dstValueLocal, const LocalTensor<int32_t>& dstIndexLocal,
+          const LocalTensor<T>& srcLocal, const LocalTensor<int32_t>& srcIndexLocal,
+          const LocalTensor<bool>& finishLocal, const int32_t k, const TopkTiling& tilling,
+          const TopKInfo& topKInfo, const bool isLargest = true) {
+  TopK<T, isInitIndex, isHasfinish, isReuseSrc, topkMode>(
+      dstValueLocal, dstIndexLocal, srcLocal, srcIndexLocal, finishLocal, LocalTensor<uint8_t>(), k,
+      tilling, topKInfo, isLargest);
+}
+
 }  // namespace adv_api
 using namespace adv_api;
 }  // namespace AscendC

@@ -33,6 +33,9 @@ END_TILING_DATA_DEF;
 BEGIN_TILING_DATA_DEF(LayerNormGradBetaTiling)
 TESSERA_LAYERNORM_GRAD_BETA_TILING_FIELDS(TESSERA_TILING_CLASS_FIELD_)
 END_TILING_DATA_DEF;
+BEGIN_TILING_DATA_DEF(LayerNormSeparateTiling)
+TESSERA_LAYERNORM_SEPARATE_TILING_FIELDS(TESSERA_TILING_CLASS_FIELD_)
+END_TILING_DATA_DEF;
 }  // namespace optiling
 
 namespace tessera::compat::adv {
@@ -68,6 +71,30 @@ void FillLayerNormShape(const NormDims& n, Tiling& t) {
   t.bshCurLength = t.inputXSize;
   t.bsCurLength = t.meanVarSize;
   t.lastDimValueBack = 1.0f / static_cast<float>(n.original_h);
+}
+
+// The [A, R] shape of LayerNorm's rstd form into LayerNormSeparateTiling; false unless srcShape
+// has 2 positive dims that fit in uint32_t.
+template <class Tiling>
+bool FillLayerNormSeparateShape(const AscendC::TensorShape& shape, uint32_t stackBufferSize,
+                                Tiling& t) {
+  const std::vector<int64_t>& d = shape.GetDims();
+  if (d.size() != 2) return false;
+  for (int64_t v : d)
+    if (v <= 0 || v > int64_t{UINT32_MAX}) return false;
+  const uint32_t a = static_cast<uint32_t>(d[0]), r = static_cast<uint32_t>(d[1]);
+  t.aLength = a;
+  t.rLength = r;
+  t.inputXSize = a * r;
+  t.meanVarSize = a;
+  t.tmpBufSize = stackBufferSize;
+  t.loopRound = 1;
+  t.inputRoundSize = a * r;
+  t.meanVarRoundSize = a;
+  t.arCurLength = a * r;
+  t.aCurLength = a;
+  t.rValueBack = 1.0f / static_cast<float>(r);
+  return true;
 }
 
 template <class Tiling>
@@ -148,6 +175,21 @@ inline void GetLayerNormMaxMinTmpSize(const TensorShape& /*srcShape*/, const uin
   maxValue = 0;
   minValue = 0;
 }
+// The same for LayerNorm's rstd form (LayerNormPara / LayerNormSeparateTiling) and Normalize.
+inline void GetLayerNormMaxMinTmpSize(const TensorShape& /*srcShape*/, const uint32_t /*typeSize*/,
+                                      const bool /*isReuseSource*/, const bool /*isComputeRstd*/,
+                                      const bool /*isOnlyOutput*/, uint32_t& maxValue,
+                                      uint32_t& minValue) {
+  maxValue = 0;
+  minValue = 0;
+}
+inline void GetNormalizeMaxMinTmpSize(const TensorShape& /*srcShape*/, const uint32_t /*typeSizeU*/,
+                                      const uint32_t /*typeSizeT*/, const bool /*isReuseSource*/,
+                                      const bool /*isComputeRstd*/, const bool /*isOnlyOutput*/,
+                                      uint32_t& maxValue, uint32_t& minValue) {
+  maxValue = 0;
+  minValue = 0;
+}
 // The same for LayerNormGrad.
 inline void GetLayerNormGradMaxMinTmpSize(const TensorShape& srcShape, const uint32_t typeSize,
                                           const bool isReuseSource, uint32_t& maxValue,
@@ -177,6 +219,21 @@ inline void GetLayerNormNDTilingInfo(const TensorShape& srcShape, const uint32_t
   if (!::tessera::compat::adv::ParseNormShape(srcShape, &n)) return;
   ::tessera::compat::adv::FillLayerNormShape(n, tiling);
   tiling.tmpBufSize = stackBufferSize;
+}
+
+// Fills the LayerNormSeparateTiling for an [A, R] srcShape; a malformed shape leaves `tiling`
+// unchanged.
+inline void GetLayerNormNDTilingInfo(const TensorShape& srcShape, const uint32_t stackBufferSize,
+                                     const uint32_t /*typeSize*/, const bool /*isReuseSource*/,
+                                     const bool /*isComputeRstd*/,
+                                     optiling::LayerNormSeparateTiling& tiling) {
+  ::tessera::compat::adv::FillLayerNormSeparateShape(srcShape, stackBufferSize, tiling);
+}
+inline void GetLayerNormNDTilingInfo(const TensorShape& srcShape, const uint32_t stackBufferSize,
+                                     const uint32_t /*typeSize*/, const bool /*isReuseSource*/,
+                                     const bool /*isComputeRstd*/,
+                                     AscendC::tiling::LayerNormSeparateTiling& tiling) {
+  ::tessera::compat::adv::FillLayerNormSeparateShape(srcShape, stackBufferSize, tiling);
 }
 
 // Fills the LayerNormGrad tiling for srcShape; a malformed shape leaves `tiling` unchanged.
