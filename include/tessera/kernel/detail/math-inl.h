@@ -59,7 +59,9 @@ HWY_INLINE V QuotientNear(D d, V num, V den) {
 }
 
 // p * 2^n for integral n in [-159, 128], rounded once (subnormal results included, overflow to
-// +Inf): vscalefps on AVX-512, else two exact power-of-two factors (each exponent within range).
+// +Inf): vscalefps on AVX-512; elsewhere one exact power-of-two factor when 2^n is a normal float
+// in every lane (the usual case, one branch per vector), else two (each exponent within range).
+// Both forms round the exact product once, so they agree bit for bit.
 template <class D, class V>
 HWY_INLINE V MulPow2(D d, V p, V n, hn::Vec<hn::RebindToSigned<D>> ni) {
 #if (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) && HWY_MAX_BYTES == 64
@@ -71,6 +73,9 @@ HWY_INLINE V MulPow2(D d, V p, V n, hn::Vec<hn::RebindToSigned<D>> ni) {
 #endif
   (void)n;
   const hn::RebindToSigned<D> di;
+  if (hn::AllTrue(di, hn::Lt(hn::Abs(ni), hn::Set(di, 127)))) {
+    return hn::Mul(p, hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(ni, hn::Set(di, 127)))));
+  }
   const auto half = hn::ShiftRight<1>(ni);
   const V s1 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(half, hn::Set(di, 127))));
   const V s2 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::Sub(ni, half), hn::Set(di, 127))));
