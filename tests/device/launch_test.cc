@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "tessera/device/detail/block_pool.h"
 #include "test_util.h"
 
 namespace tessera::device {
@@ -276,6 +277,33 @@ TEST(LaunchTest, SmallLaunchDeadlockIsReported) {
   ASSERT_TRUE(Launch(config, WaitForever, *s).ok());
   const Status st = s->Synchronize();
   EXPECT_TRUE(Contains(st, "deadlocked")) << st.ToString();
+}
+
+// The block pool at thread exit: an object freed by a thread_local destructor that runs after the
+// pool flushed the thread's blocks still goes to the shared list (and the next Take returns it).
+struct PoolProbe {
+  char bytes[48];
+};
+using ProbePool = detail::BlockPool<PoolProbe>;
+
+struct LateFree {
+  void* block = nullptr;
+  ~LateFree() { ProbePool::Give(block, sizeof(PoolProbe)); }
+};
+
+TEST(BlockPoolTest, BlockFreedAfterTheThreadsFlushReachesTheSharedList) {
+  void* late = nullptr;
+  std::thread([&late] {
+    thread_local LateFree holder;  // constructed before the pool's per-thread flusher: freed after
+    void* first = ProbePool::Take(sizeof(PoolProbe));
+    ProbePool::Give(first, sizeof(PoolProbe));  // the flusher starts here
+    holder.block = ProbePool::Take(sizeof(PoolProbe));
+    late = holder.block;
+  }).join();
+  ASSERT_NE(late, nullptr);
+  void* again = ProbePool::Take(sizeof(PoolProbe));  // this thread holds none: the shared list's
+  EXPECT_EQ(again, late);
+  ProbePool::Give(again, sizeof(PoolProbe));
 }
 
 }  // namespace
