@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "arena_cache.h"
-#include "block_pool.h"
 #include "block_state.h"
 #include "launch_job.h"
 #include "memory_registry.h"
 #include "runtime_state.h"
 #include "symbol_name.h"
+#include "tessera/device/detail/block_pool.h"
 #include "tessera/device/device.h"
 #include "tessera/device/memory.h"
 
@@ -131,13 +131,13 @@ bool LaunchJob::Start(StreamImpl*, bool on_caller_thread, bool skip, Status* sta
   if (skip) return true;  // the stream's sticky error already reports why
   if (traced_ || watched_) start_ns_ = SteadyNowNs();
   if (watched_) WatchLaunch(this, start_ns_);
-  if (on_caller_thread && total() == 1 && request_.config.allow_inline && InlineLaunchEnabled() &&
-      !InFiber() && !WorkerPool::OnWorkerThread()) {
-    // A one-block launch on an idle stream runs here: handing it to a worker and waiting costs
-    // more than the fiber switch.
+  if (on_caller_thread && RunsInline() && !InFiber() && !WorkerPool::OnWorkerThread()) {
+    // A small launch on an idle stream runs here, its blocks as fibers of this thread: handing it
+    // to the workers and waiting costs more than the blocks' work.
     inline_ = true;
     FiberScheduler& scheduler = FiberScheduler::ForThisThread();
-    scheduler.Start(this, 0);
+    for (uint32_t slot = 0; slot < total(); ++slot)
+      scheduler.Start(this, slot);
     while (finished() < total()) {
       if (!scheduler.PollSuspended()) OnStall();
     }
@@ -146,6 +146,17 @@ bool LaunchJob::Start(StreamImpl*, bool on_caller_thread, bool skip, Status* sta
   }
   WorkerPool::Instance().Submit(this);
   return false;  // `this` may already be gone
+}
+
+bool LaunchJob::RunsInline() const {
+  // Blocks that move at most this many bytes together finish in about the time a hand-off to the
+  // workers and back takes (~1-2 us).
+  constexpr uint64_t kInlineBytes = 32 * 1024;
+  constexpr uint32_t kInlineBlocks = 64;
+  const LaunchConfig& cfg = request_.config;
+  if (!cfg.allow_inline || !InlineLaunchEnabled()) return false;
+  return total() == 1 ||
+         (total() <= kInlineBlocks && cfg.bytes_moved > 0 && cfg.bytes_moved <= kInlineBytes);
 }
 
 void LaunchJob::FillContext(BlockContext& ctx, uint32_t fiber_index) const {

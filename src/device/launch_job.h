@@ -77,6 +77,9 @@ class LaunchJob final : public Job, public StreamOp {
   // counter would exceed 15.
   // `accumulator` keys the setters' clocks the count carries (checked mode).
   void Deliver(CrossCoreMode mode, uint32_t fiber, uint32_t flag_id, uint64_t accumulator);
+  // Whether the launch runs on the calling thread when its stream is idle: one block, or a few
+  // blocks that move little memory (LaunchConfig::bytes_moved).
+  bool RunsInline() const;
   void FillContext(BlockContext& ctx, uint32_t fiber_index) const;
   uint32_t ResidentCoreLimit() const;
   // Fails the block (throws) when the launch is wider than the cores that can be resident at once.

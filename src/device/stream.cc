@@ -117,8 +117,7 @@ void StreamImpl::Enqueue(std::unique_ptr<StreamOp> op) {
 }
 
 bool StreamImpl::Sticky() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return !sticky_.ok();
+  return failed_.load(std::memory_order_acquire);
 }
 
 void StreamImpl::Drain(StreamOp* op, bool on_caller_thread) {
@@ -134,7 +133,10 @@ StreamOp* StreamImpl::CompleteHead(const Status& status) {
   StreamOp* next = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!status.ok() && sticky_.ok()) sticky_ = status;
+    if (!status.ok() && sticky_.ok()) {
+      sticky_ = status;
+      failed_.store(true, std::memory_order_release);
+    }
     done.reset(head_);
     head_ = head_->next_;
     if (head_ == nullptr) {
@@ -174,6 +176,7 @@ Status StreamImpl::Query() {
 }
 
 Status StreamImpl::GetError() {
+  if (!failed_.load(std::memory_order_acquire)) return OkStatus();
   std::lock_guard<std::mutex> lock(mu_);
   return sticky_;
 }
@@ -181,6 +184,7 @@ Status StreamImpl::GetError() {
 void StreamImpl::ResetError() {
   std::lock_guard<std::mutex> lock(mu_);
   sticky_ = Status();
+  failed_.store(false, std::memory_order_release);
 }
 
 uint64_t EventImpl::NextRecord() {

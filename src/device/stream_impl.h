@@ -62,6 +62,9 @@ class StreamImpl : public std::enable_shared_from_this<StreamImpl> {
   StreamOp* tail_ = nullptr;
   bool running_ = false;
   Status sticky_;
+  // sticky_ is not OK (written under mu_): the error checks of every launch, drain step and
+  // synchronize read this instead of taking the lock.
+  std::atomic<bool> failed_{false};
   std::atomic<uint64_t> submitted_{0};
   std::atomic<uint64_t> completed_{0};
   std::atomic<uint32_t> sync_waiters_{0};

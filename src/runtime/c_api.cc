@@ -1,6 +1,7 @@
 // The C API over the device layer and tensor descriptions. Every entry point catches everything:
 // no exception crosses into C.
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <exception>
 #include <mutex>
@@ -63,8 +64,11 @@ struct HandleRegistry {
   std::unordered_map<const void*, HandleKind, std::hash<const void*>, std::equal_to<const void*>,
                      RecyclingAllocator<std::pair<const void* const, HandleKind>>>
       live;
+  // Tensor handles unregistered so far (bumped under `mu`): a thread's record of tensors it found
+  // live holds while this has not changed.
+  std::atomic<uint64_t> tensor_epoch{0};
   static constexpr size_t kQuarantine = 1024;
-  std::mutex retired_mu;
+  // Under `mu` (exclusive) too, so a new handle takes its memory and registers under one lock.
   // Destroyed handles' memory, a ring: the oldest at `retired_head`.
   std::array<std::pair<void*, size_t>, kQuarantine> retired{};
   size_t retired_head = 0;
@@ -109,6 +113,9 @@ bool UnregisterHandle(HandleKind kind, const void* handle) {
   const auto it = r.live.find(handle);
   if (it == r.live.end() || it->second != kind) return false;
   r.live.erase(it);
+  if (kind == HandleKind::kTensor)
+    r.tensor_epoch.store(r.tensor_epoch.load(std::memory_order_relaxed) + 1,
+                         std::memory_order_release);
   return true;
 }
 
@@ -117,7 +124,7 @@ void DeferFree(void* memory, size_t size) {
   HandleRegistry& r = Handles();
   void* oldest = nullptr;
   {
-    std::lock_guard lock(r.retired_mu);
+    std::unique_lock lock(r.mu);
     if (r.retired_count == HandleRegistry::kQuarantine) {
       auto& [p, bytes] = r.retired[r.retired_head];
       std::vector<void*>& list = r.reusable[bytes];
@@ -136,26 +143,79 @@ void DeferFree(void* memory, size_t size) {
   ::operator delete(oldest);
 }
 
-void* AllocateHandleMemory(size_t size) {
-  HandleRegistry& r = Handles();
-  {
-    std::lock_guard lock(r.retired_mu);
-    if (auto it = r.reusable.find(size); it != r.reusable.end() && !it->second.empty()) {
-      void* p = it->second.back();
-      it->second.pop_back();
-      return p;
-    }
+namespace {
+
+// Memory of a destroyed handle of `size` bytes that left the quarantine, else ::operator new.
+// Under r.mu (exclusive).
+void* TakeHandleMemory(HandleRegistry& r, size_t size) {
+  if (auto it = r.reusable.find(size); it != r.reusable.end() && !it->second.empty()) {
+    void* p = it->second.back();
+    it->second.pop_back();
+    return p;
   }
   return ::operator new(size);
 }
 
+}  // namespace
+
+void* NewHandle(HandleKind kind, size_t size, void (*init)(void* memory, void* arg), void* arg) {
+  HandleRegistry& r = Handles();
+  std::unique_lock lock(r.mu);
+  void* memory = TakeHandleMemory(r, size);
+  init(memory, arg);
+  r.live[memory] = kind;
+  return memory;
+}
+
+namespace {
+
+// Tensors this thread found live while no tensor was destroyed (tensor_epoch unchanged): a call
+// with the same tensors checks them without the registry's lock. Trivially destructible.
+struct SeenTensors {
+  static constexpr size_t kSize = 16;
+  uint64_t epoch = ~uint64_t{0};
+  const void* handles[kSize] = {};
+  size_t next = 0;
+  bool Has(const void* handle) const {
+    for (const void* h : handles) {
+      if (h == handle) return true;
+    }
+    return false;
+  }
+};
+thread_local SeenTensors tls_seen;
+
+}  // namespace
+
 bool AllLive(HandleKind kind, const void* const* handles, size_t count) {
   HandleRegistry& r = Handles();
+  SeenTensors* seen = nullptr;
+  uint64_t epoch = 0;
+  if (kind == HandleKind::kTensor) {
+    seen = &tls_seen;
+    epoch = r.tensor_epoch.load(std::memory_order_acquire);  // before the check below
+    if (seen->epoch == epoch) {
+      size_t i = 0;
+      while (i < count && (handles[i] == nullptr || seen->Has(handles[i])))
+        ++i;
+      if (i == count) return true;
+    } else {
+      *seen = SeenTensors();
+      seen->epoch = epoch;
+    }
+  }
   std::shared_lock lock(r.mu);
   for (size_t i = 0; i < count; ++i) {
     if (handles[i] == nullptr) continue;
     const auto it = r.live.find(handles[i]);
     if (it == r.live.end() || it->second != kind) return false;
+  }
+  if (seen != nullptr) {
+    for (size_t i = 0; i < count; ++i) {
+      if (handles[i] == nullptr || seen->Has(handles[i])) continue;
+      seen->handles[seen->next] = handles[i];
+      seen->next = (seen->next + 1) % SeenTensors::kSize;
+    }
   }
   return true;
 }

@@ -56,13 +56,14 @@ bool AllLive(HandleKind kind, const void* const* handles, size_t count);
 // Frees the memory (`size` bytes from ::operator new) of a destroyed handle later, after 1024 more
 // handles were destroyed, so a handle used right after its destruction is not yet the address of
 // a new handle of another kind or of a new handle of the same kind (which would make the misuse
-// undetectable). Memory leaving that quarantine is kept for AllocateHandleMemory of its size.
+// undetectable). Memory leaving that quarantine is kept for NewHandle of its size.
 void DeferFree(void* memory, size_t size);
-// `size` bytes for a new handle: memory of a destroyed handle of that size that left the
-// quarantine, else ::operator new. A call per stage 1 (its executor) thus allocates nothing.
-void* AllocateHandleMemory(size_t size);
+// A new handle of `kind`: `size` bytes (memory of a destroyed handle of that size that left the
+// quarantine, else ::operator new), constructed by `init(memory, arg)` (which must not throw) and
+// registered, all under one lock. A call per stage 1 (its executor) thus allocates nothing.
+void* NewHandle(HandleKind kind, size_t size, void (*init)(void* memory, void* arg), void* arg);
 // Destroys a handle's object now and frees its memory later (DeferFree). `handle` must have been
-// unregistered and allocated with `new` or AllocateHandleMemory.
+// unregistered and allocated with `new` or NewHandle.
 template <class T>
 void Retire(T* handle) {
   handle->~T();

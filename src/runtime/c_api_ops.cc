@@ -70,10 +70,13 @@ tessera::Status ConvertAttr(const tsrAttr& a, AttrValue& value) {
 
 // Executors are made once per call: their memory comes back from the handle quarantine.
 tsrOpExecutor* NewExecutor(std::unique_ptr<tessera::runtime::OpExecutor> impl) {
-  void* memory = tessera::c_api::AllocateHandleMemory(sizeof(tsrOpExecutor));
-  auto* executor = new (memory) tsrOpExecutor{std::move(impl)};
-  tessera::c_api::RegisterHandle(HandleKind::kExecutor, executor);
-  return executor;
+  return static_cast<tsrOpExecutor*>(tessera::c_api::NewHandle(
+      HandleKind::kExecutor, sizeof(tsrOpExecutor),
+      [](void* memory, void* arg) {
+        auto& owned = *static_cast<std::unique_ptr<tessera::runtime::OpExecutor>*>(arg);
+        new (memory) tsrOpExecutor{std::move(owned)};
+      },
+      &impl));
 }
 
 // The OpCall of this thread's current stage 1, reused call after call: its vectors, strings and

@@ -13,8 +13,8 @@
 #include <mutex>
 #include <shared_mutex>
 
-#include "device/block_pool.h"
 #include "runtime/package/package.h"
+#include "tessera/device/detail/block_pool.h"
 #include "tessera/device/device.h"
 #include "tessera/device/launch.h"
 #include "tessera/device/memory.h"
@@ -544,7 +544,9 @@ class PlanMemo {
   // their storage bytes are the entry's (only the addresses are new).
   struct Entry {
     std::string key;
-    std::shared_ptr<const Plan> plan;
+    // Weak: the memo never keeps a plan alive, so a plan the cache dropped is freed (its device
+    // memory, which syncs the device) by its last executor, never inside a later stage 1.
+    std::weak_ptr<const Plan> plan;
     uint64_t generation = 0;
     std::array<uint64_t, OpExecutor::kMaxTensors> storage;  // of each tensor, inputs then outputs
   };
@@ -553,7 +555,6 @@ class PlanMemo {
     for (const Entry& e : entries_) {
       if (e.generation == generation && e.key.size() == key.size() &&
           std::memcmp(e.key.data(), key.data(), key.size()) == 0) {
-        g_memo_hits.fetch_add(1, std::memory_order_relaxed);
         return &e;
       }
     }
@@ -561,12 +562,12 @@ class PlanMemo {
   }
   // `generation`: read before the plan was looked up in the cache, so a plan from before a
   // concurrent Clear is not kept as current.
-  void Keep(const std::string& key, std::shared_ptr<const Plan> plan, uint64_t generation,
+  void Keep(const std::string& key, const std::shared_ptr<const Plan>& plan, uint64_t generation,
             const std::array<uint64_t, OpExecutor::kMaxTensors>& storage, size_t tensors) {
     Entry& e = entries_[next_];
     next_ = (next_ + 1) % entries_.size();
     e.key.assign(key);
-    e.plan = std::move(plan);
+    e.plan = plan;
     e.generation = generation;
     std::copy_n(storage.begin(), tensors, e.storage.begin());
   }
@@ -744,8 +745,10 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
                                                  ? nullptr
                                                  : rt.RunTimeNames(call.op_type, call.package_dir)))
           : nullptr;
+  if (memo != nullptr) plan = memo->plan.lock();
+  if (plan == nullptr) memo = nullptr;  // the cache dropped the plan and no executor holds it
   if (memo != nullptr) {
-    plan = memo->plan;
+    g_memo_hits.fetch_add(1, std::memory_order_relaxed);
     std::copy_n(memo->storage.begin(), num_tensors, storage.begin());
     for (size_t i = 0; i < num_inputs; ++i) {
       if (call.inputs[i])

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <cstring>
 
 namespace tessera::runtime {
 
@@ -29,32 +30,44 @@ CacheKeyBuilder& CacheKeyBuilder::Tensor(const TensorDesc* desc, int64_t view_of
     key_ += 'N';
     return *this;
   }
-  key_ += 'T';
-  Int(static_cast<int64_t>(desc->dtype));
-  Int(static_cast<int64_t>(desc->format));
-  Int(desc->shape.rank());
-  for (int64_t d : desc->shape.dims())
-    Int(d);
+  // The fields go into a stack buffer and then into the key with one append (this runs on every
+  // call, cache hits included).
   const int rank = desc->shape.rank();
+  const size_t num_strides =
+      desc->strides.empty() ? static_cast<size_t>(rank) : desc->strides.size();
+  constexpr size_t kMaxFields = 5 + 2 * Shape::kMaxRank;
+  std::array<int64_t, kMaxFields> fields;
+  size_t n = 0;
+  const auto put = [&](int64_t v) {
+    if (n == fields.size()) {
+      Raw(fields.data(), n * sizeof(int64_t));
+      n = 0;
+    }
+    fields[n++] = v;
+  };
+  key_ += 'T';
+  put(static_cast<int64_t>(desc->dtype));
+  put(static_cast<int64_t>(desc->format));
+  put(rank);
+  for (int64_t d : desc->shape.dims())
+    put(d);
+  put(static_cast<int64_t>(num_strides));  // counted, so the strides and view offset stay delimited
   if (desc->strides.empty()) {
-    // Contiguous strides, computed without allocating (this runs on every cache hit).
-    // Unsigned, so a shape too large to address wraps instead of overflowing (the shape itself
-    // is in the key, and validation rejects it).
-    std::array<int64_t, Shape::kMaxRank> strides{};
+    // Contiguous strides, computed without allocating. Unsigned, so a shape too large to address
+    // wraps instead of overflowing (the shape itself is in the key, and validation rejects it).
+    const size_t first = n;
     uint64_t stride = 1;
     for (int i = rank - 1; i >= 0; --i) {
-      strides[static_cast<size_t>(i)] = static_cast<int64_t>(stride);
+      fields[first + static_cast<size_t>(i)] = static_cast<int64_t>(stride);
       stride *= desc->shape.dim(i) > 0 ? static_cast<uint64_t>(desc->shape.dim(i)) : 1;
     }
-    Int(rank);  // counted, so the strides and the view offset after them stay delimited
-    for (int i = 0; i < rank; ++i)
-      Int(strides[static_cast<size_t>(i)]);
+    n += static_cast<size_t>(rank);
   } else {
-    Int(static_cast<int64_t>(desc->strides.size()));
-    for (int64_t s : desc->strides)
-      Int(s);
+    for (int64_t st : desc->strides)
+      put(st);
   }
-  Int(view_offset);
+  put(view_offset);
+  Raw(fields.data(), n * sizeof(int64_t));
   return *this;
 }
 
@@ -88,10 +101,13 @@ CacheKeyBuilder& CacheKeyBuilder::RunTimeAttr(const std::string& name, AttrKind 
 
 CacheKeyBuilder& CacheKeyBuilder::Platform(uint32_t aiv_cores, uint32_t aic_cores,
                                            const std::string& soc, const std::string& profile) {
-  key_ += 'P';
-  Int(aiv_cores);
-  Int(aic_cores);
-  Str(soc);
+  // One append for the fixed-size part (this runs on every call).
+  char head[1 + 3 * sizeof(int64_t)];
+  head[0] = 'P';
+  const int64_t fields[3] = {aiv_cores, aic_cores, static_cast<int64_t>(soc.size())};
+  std::memcpy(head + 1, fields, sizeof(fields));
+  key_.append(head, sizeof(head));
+  key_ += soc;
   Str(profile);
   return *this;
 }

@@ -3,10 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
+#include <random>
 #include <set>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
+#include "tessera/device/detail/block_pool.h"
 #include "test_util.h"
 
 namespace tessera::device {
@@ -152,6 +157,153 @@ TEST(LaunchTest, BlockQueriesOutsideAKernel) {
   EXPECT_EQ(GetBlockIdx(), 0u);
   EXPECT_EQ(GetBlockNum(), 1u);
   EXPECT_THROW(SyncAll(), std::logic_error);
+}
+
+// Small launches: up to 64 blocks that move at most 32 KiB together run on the calling thread
+// when the stream is idle, as fibers, with the semantics of any launch.
+struct Threads {
+  std::mutex mu;
+  std::vector<std::thread::id> ids;
+  std::vector<uint32_t> blocks;
+};
+
+void RecordThread(Threads* seen, std::atomic<int>* order, int* position, int* values) {
+  const uint32_t idx = GetBlockIdx();
+  const uint32_t n = GetBlockNum();
+  values[idx] = static_cast<int>(idx) * 3 + 1;
+  if (n <= CurrentArch().aiv_cores) {  // SyncAll needs every block resident
+    SyncAll();  // every block's value is visible after the barrier, also on one thread
+    int sum = 0;
+    for (uint32_t i = 0; i < n; ++i)
+      sum += values[i];
+    EXPECT_EQ(sum, static_cast<int>(n * (3 * n - 1) / 2));
+  }
+  std::lock_guard<std::mutex> lock(seen->mu);
+  seen->ids.push_back(std::this_thread::get_id());
+  seen->blocks.push_back(idx);
+  if (idx == 0) *position = order->fetch_add(1);
+}
+
+TEST(LaunchTest, SmallMultiBlockLaunchRunsOnTheCallingThreadWhenTheStreamIsIdle) {
+  auto s = Stream::Create();
+  ASSERT_TRUE(s.ok());
+  std::mt19937 rng(11);
+  for (uint32_t dim : {2u, 3u, 7u, 64u}) {
+    Threads seen;
+    std::atomic<int> order{0};
+    int position = -1;
+    std::vector<int> values(dim);
+    LaunchConfig config{dim, KernelType::kAiv, "small"};
+    config.bytes_moved = 1 + rng() % (32 * 1024);
+    ASSERT_TRUE(Launch(config, RecordThread, *s, &seen, &order, &position, values.data()).ok());
+    // Done before Launch returned: no synchronize needed to see every block.
+    ASSERT_EQ(seen.ids.size(), dim);
+    for (std::thread::id id : seen.ids)
+      EXPECT_EQ(id, std::this_thread::get_id());
+    EXPECT_EQ(std::set<uint32_t>(seen.blocks.begin(), seen.blocks.end()).size(), dim);
+    EXPECT_TRUE(s->Synchronize().ok());
+  }
+}
+
+TEST(LaunchTest, LargeOrUnsizedMultiBlockLaunchGoesToTheWorkers) {
+  auto s = Stream::Create();
+  ASSERT_TRUE(s.ok());
+  for (uint64_t bytes : {uint64_t{0}, uint64_t{32 * 1024 + 1}}) {
+    Threads seen;
+    std::atomic<int> order{0};
+    int position = -1;
+    std::vector<int> values(4);
+    LaunchConfig config{4, KernelType::kAiv, "large"};
+    config.bytes_moved = bytes;
+    ASSERT_TRUE(Launch(config, RecordThread, *s, &seen, &order, &position, values.data()).ok());
+    ASSERT_TRUE(s->Synchronize().ok());
+    ASSERT_EQ(seen.ids.size(), 4u);
+    for (std::thread::id id : seen.ids)
+      EXPECT_NE(id, std::this_thread::get_id()) << "bytes_moved " << bytes;
+  }
+}
+
+void SlowFirst(std::atomic<int>* order, int* position) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (GetBlockIdx() == 0) *position = order->fetch_add(1);
+}
+
+TEST(LaunchTest, SmallLaunchBehindQueuedWorkKeepsStreamOrder) {
+  auto s = Stream::Create();
+  ASSERT_TRUE(s.ok());
+  std::atomic<int> order{0};
+  int slow = -1, fast = -1;
+  ASSERT_TRUE(Launch(LaunchConfig{2, KernelType::kAiv, "slow"}, SlowFirst, *s, &order, &slow).ok());
+  Threads seen;
+  std::vector<int> values(3);
+  LaunchConfig config{3, KernelType::kAiv, "small"};
+  config.bytes_moved = 4096;
+  ASSERT_TRUE(Launch(config, RecordThread, *s, &seen, &order, &fast, values.data()).ok());
+  ASSERT_TRUE(s->Synchronize().ok());
+  EXPECT_EQ(slow, 0);
+  EXPECT_EQ(fast, 1);
+}
+
+void FailBlockTwo() {
+  if (GetBlockIdx() == 2) throw std::runtime_error("block two broke");
+}
+
+TEST(LaunchTest, SmallLaunchFailureIsTheStreamsStickyError) {
+  auto s = Stream::Create();
+  ASSERT_TRUE(s.ok());
+  LaunchConfig config{5, KernelType::kAiv, "fails"};
+  config.bytes_moved = 100;
+  ASSERT_TRUE(Launch(config, FailBlockTwo, *s).ok());
+  const Status st = s->Synchronize();
+  EXPECT_TRUE(Contains(st, "kernel 'fails' block 2")) << st.ToString();
+  EXPECT_TRUE(Contains(st, "block two broke")) << st.ToString();
+  // Refused while the error is sticky; runs again after ResetError.
+  EXPECT_FALSE(Launch(config, FailBlockTwo, *s).ok());
+  s->ResetError();
+  config.block_dim = 2;
+  ASSERT_TRUE(Launch(config, FailBlockTwo, *s).ok());
+  EXPECT_TRUE(s->Synchronize().ok());
+}
+
+void WaitForever() {
+  CrossCoreWaitFlag(CrossCoreMode::kAllCores, 3);  // nobody sets it
+}
+
+TEST(LaunchTest, SmallLaunchDeadlockIsReported) {
+  auto s = Stream::Create();
+  ASSERT_TRUE(s.ok());
+  LaunchConfig config{3, KernelType::kAiv, "stuck"};
+  config.bytes_moved = 64;
+  ASSERT_TRUE(Launch(config, WaitForever, *s).ok());
+  const Status st = s->Synchronize();
+  EXPECT_TRUE(Contains(st, "deadlocked")) << st.ToString();
+}
+
+// The block pool at thread exit: an object freed by a thread_local destructor that runs after the
+// pool flushed the thread's blocks still goes to the shared list (and the next Take returns it).
+struct PoolProbe {
+  char bytes[48];
+};
+using ProbePool = detail::BlockPool<PoolProbe>;
+
+struct LateFree {
+  void* block = nullptr;
+  ~LateFree() { ProbePool::Give(block, sizeof(PoolProbe)); }
+};
+
+TEST(BlockPoolTest, BlockFreedAfterTheThreadsFlushReachesTheSharedList) {
+  void* late = nullptr;
+  std::thread([&late] {
+    thread_local LateFree holder;  // constructed before the pool's per-thread flusher: freed after
+    void* first = ProbePool::Take(sizeof(PoolProbe));
+    ProbePool::Give(first, sizeof(PoolProbe));  // the flusher starts here
+    holder.block = ProbePool::Take(sizeof(PoolProbe));
+    late = holder.block;
+  }).join();
+  ASSERT_NE(late, nullptr);
+  void* again = ProbePool::Take(sizeof(PoolProbe));  // this thread holds none: the shared list's
+  EXPECT_EQ(again, late);
+  ProbePool::Give(again, sizeof(PoolProbe));
 }
 
 }  // namespace

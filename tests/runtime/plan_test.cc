@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "builtin_nn.h"  // the built-in package's generated op API
+#include "tessera/device/memory.h"
 #include "tessera/runtime/op_def.h"
 #include "tessera/runtime/op_runtime.h"
 #include "tessera/tessera_nn.h"
@@ -187,6 +188,33 @@ TEST(RunTimeAttrTest, MissForAKnownOpParsesNoManifest) {
       tsrDestroyTensor(x);
   }
   EXPECT_EQ(tessera::runtime::GetRuntimeStats().manifest_parses, parses);
+}
+
+// The per-thread plan memo never keeps a plan alive: once the cache drops a plan and no executor
+// holds it, its device memory (the tiling copy) is freed at once, not later inside some other
+// call's stage 1 (where freeing device memory would synchronise the device).
+TEST(PlanMemoTest, AClearedPlanIsFreedByItsLastExecutor) {
+  std::mt19937 rng(7);
+  const int64_t n = 1 + static_cast<int64_t>(rng() % 997);
+  DevTensor a(n, TSR_FLOAT, 4), b(n, TSR_FLOAT, 4), c(n, TSR_FLOAT, 4);
+  uint64_t ws = 0;
+  tsrOpExecutor* exec = nullptr;
+  tessera::runtime::ClearParamCache();
+  const uint64_t before = tessera::device::GetMemoryStats().live_allocations;
+  ASSERT_EQ(tsrAddGetWorkspaceSize(a.t, b.t, c.t, &ws, &exec), TSR_SUCCESS);
+  ASSERT_EQ(tsrDestroyExecutor(exec), TSR_SUCCESS);
+  ASSERT_EQ(tsrAddGetWorkspaceSize(a.t, b.t, c.t, &ws, &exec), TSR_SUCCESS);  // a memo hit
+  EXPECT_EQ(tessera::device::GetMemoryStats().live_allocations, before + 1);  // the plan's tiling
+  tessera::runtime::ClearParamCache();
+  EXPECT_EQ(tessera::device::GetMemoryStats().live_allocations, before + 1);  // the executor's
+  ASSERT_EQ(tsrDestroyExecutor(exec), TSR_SUCCESS);
+  EXPECT_EQ(tessera::device::GetMemoryStats().live_allocations, before);
+  // The next call misses (the memo's entry is stale) and builds the plan again.
+  const tsrRuntimeStats s0 = Stats();
+  ASSERT_EQ(tsrAddGetWorkspaceSize(a.t, b.t, c.t, &ws, &exec), TSR_SUCCESS);
+  ASSERT_EQ(tsrDestroyExecutor(exec), TSR_SUCCESS);
+  EXPECT_EQ(Stats().cacheMisses, s0.cacheMisses + 1);
+  EXPECT_EQ(tessera::device::GetMemoryStats().live_allocations, before + 1);
 }
 
 // A tiling struct for the declaration checks below.

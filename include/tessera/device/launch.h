@@ -33,11 +33,11 @@ struct LaunchConfig {
   KernelType type = KernelType::kAiv;
   // Shown in errors and reports; when null, derived from the function's symbol if it has one.
   const char* name = nullptr;
-  // A one-block launch on an idle stream may run on the calling thread (about 10x cheaper than a
-  // hand-off to a worker). Off: always asynchronous.
+  // An idle stream's launch of one block, or of <= 64 blocks moving <= 32 KiB (bytes_moved), may
+  // run on the calling thread, its blocks as fibers (several times cheaper). Off: always async.
   bool allow_inline = true;
   // Bytes the launch reads and writes in global memory, when the caller knows them; the trace
-  // (TESSERA_TRACE) records them so `tessera trace summary` can show GB/s. 0: unknown.
+  // (TESSERA_TRACE) records them (GB/s in `tessera trace summary`); they decide inlining. 0: none.
   uint64_t bytes_moved = 0;
   // Checked mode: ranges the blocks together must write (copied at launch). When the launch ends,
   // the first bytes of a range no block wrote are reported (outputs left unwritten).
