@@ -27,9 +27,9 @@ void FillGemm(const MatmulTilingData& t, Params& g) {
 }
 
 // AIC launch: y = x1 x2.
-template <class T, bool kTA, bool kTB>
+template <class T, bool kTA, bool kTB, bool kLarge>
 void RunBasic(const MatmulTilingData& t, GM_ADDR x1, GM_ADDR x2, GM_ADDR y) {
-  using Kernel = BasicKernel<T, kTA, kTB>;
+  using Kernel = BasicKernel<T, kTA, kTB, kLarge>;
   typename Kernel::Params p;
   FillGemm(t, p);
   p.a = reinterpret_cast<const T*>(x1);
@@ -39,10 +39,10 @@ void RunBasic(const MatmulTilingData& t, GM_ADDR x1, GM_ADDR x2, GM_ADDR y) {
 }
 
 // MIX launch: y = act(alpha * x1 x2 + bias + beta * x).
-template <class T, bool kTA, bool kTB>
+template <class T, bool kTA, bool kTB, bool kLarge>
 void RunMix(const MatmulTilingData& t, GM_ADDR x1, GM_ADDR x2, GM_ADDR bias, GM_ADDR x, GM_ADDR y,
             GM_ADDR workspace) {
-  using Kernel = MixKernel<T, kTA, kTB>;
+  using Kernel = MixKernel<T, kTA, kTB, kLarge>;
   typename Kernel::Params p;
   FillGemm(t, p.gemm);
   p.gemm.a = reinterpret_cast<const T*>(x1);

@@ -128,9 +128,10 @@ Status RankIs(const std::string& op, const char* name, const TensorDesc& d, int 
 }
 
 // Stores the common plan: tile, block dim, key, workspace.
-template <class T, bool kTA, bool kTB>
-Status Plan(TilingContext& ctx, MatmulTilingData& t, const Mnk& s, uint64_t batches, bool mix) {
-  using Mmad = matmul::OpBlockMmad<T, kTA, kTB, gemm::AccumulatorOf<T>>;
+template <class T, bool kTA, bool kTB, bool kLarge>
+Status PlanTiles(TilingContext& ctx, MatmulTilingData& t, const Mnk& s, uint64_t batches,
+                 bool mix) {
+  using Mmad = matmul::OpBlockMmad<T, kTA, kTB, gemm::AccumulatorOf<T>, kLarge>;
   const device::ArchSpec& arch = device::CurrentArch();
   if (Status st = Mmad::can_implement(arch); !st.ok()) {
     return Status(st.code(), ctx.GetOpType() + ": " + std::string(st.message()));
@@ -151,9 +152,9 @@ Status Plan(TilingContext& ctx, MatmulTilingData& t, const Mnk& s, uint64_t batc
   const auto cores = std::max<uint32_t>(1, ctx.GetPlatformInfo().aic_cores);
   const auto blocks = static_cast<uint32_t>(std::min<uint64_t>({tasks, cores, 65535}));
   ctx.SetBlockDim(blocks);
-  ctx.SetTilingKey(MatmulKey(DataTypeOf<T>::value, kTA, kTB, mix));
+  ctx.SetTilingKey(MatmulKey(DataTypeOf<T>::value, kTA, kTB, mix, kLarge));
   if (mix) {
-    using Kernel = matmul::MixKernel<T, kTA, kTB>;
+    using Kernel = matmul::MixKernel<T, kTA, kTB, kLarge>;
     const uint32_t chunk =
         Kernel::BlockEpilogue::ChunkRows(Mmad::kL1N, ctx.GetPlatformInfo().ub_bytes);
     if (chunk == 0) {
@@ -165,6 +166,22 @@ Status Plan(TilingContext& ctx, MatmulTilingData& t, const Mnk& s, uint64_t batc
   }
   ctx.SetTilingData(t);
   return OkStatus();
+}
+
+// The large tiles (256 x 512 blocks) where the profile's buffers hold them and the product still
+// gives every AI core a block; else the 2201 tiles, which every profile holds.
+template <class T, bool kTA, bool kTB>
+Status Plan(TilingContext& ctx, MatmulTilingData& t, const Mnk& s, uint64_t batches, bool mix) {
+  if constexpr (matmul::kHasLargeTiles<T>) {
+    using Large = matmul::OpBlockMmad<T, kTA, kTB, gemm::AccumulatorOf<T>, true>;
+    const uint64_t tasks = uint64_t{gemm::CeilDiv(static_cast<uint32_t>(s.m), Large::kL1M)} *
+                           gemm::CeilDiv(static_cast<uint32_t>(s.n), Large::kL1N) * batches;
+    if (Large::can_implement(device::CurrentArch()).ok() &&
+        tasks >= std::max<uint32_t>(1, ctx.GetPlatformInfo().aic_cores)) {
+      return PlanTiles<T, kTA, kTB, true>(ctx, t, s, batches, mix);
+    }
+  }
+  return PlanTiles<T, kTA, kTB, false>(ctx, t, s, batches, mix);
 }
 
 template <class T>

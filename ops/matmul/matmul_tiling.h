@@ -1,9 +1,10 @@
 // Tiling data and tiling keys of the matmul operators (MatMul, BatchMatMul, Addmm, MatMulAct),
 // shared by their tiling functions and kernels.
 //
-// Key: dtype code of x1 | transpose_x1 << 8 | transpose_x2 << 9 | MIX epilogue << 10. The block
-// tile, the batch layout and the epilogue travel in MatmulTilingData; the L1/L0 tile shapes are
-// compile-time per dtype (tessera/gemm/default_tiles.h).
+// Key: dtype code of x1 | transpose_x1 << 8 | transpose_x2 << 9 | MIX epilogue << 10 | large
+// tiles << 11. The block tile, the batch layout and the epilogue travel in MatmulTilingData; the
+// L1/L0 tile shapes are compile-time per dtype (tessera/gemm/default_tiles.h): gemm::LargeTiles
+// where the profile's cube buffers hold them (float, half, bfloat16), else gemm::DefaultTiles.
 #pragma once
 
 #include <cstdint>
@@ -37,9 +38,10 @@ TILING_DATA_FIELD_DEF(int64_t, ldx)
 TILING_DATA_FIELD_DEF(int64_t, chunkRows)  // epilogue rows per UB chunk
 END_TILING_DATA_DEF;
 
-constexpr uint64_t MatmulKey(DataType dtype, bool trans_a, bool trans_b, bool mix) {
+constexpr uint64_t MatmulKey(DataType dtype, bool trans_a, bool trans_b, bool mix,
+                             bool large = false) {
   return static_cast<uint64_t>(dtype) | (uint64_t{trans_a} << 8) | (uint64_t{trans_b} << 9) |
-         (uint64_t{mix} << 10);
+         (uint64_t{mix} << 10) | (uint64_t{large} << 11);
 }
 
 }  // namespace tessera::ops

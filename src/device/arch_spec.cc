@@ -234,6 +234,13 @@ Result<ArchSpec> FindProfile(std::string_view name) {
     // AIC-only or MIX launch of aic_cores groups needs one AI core per thread to use the machine;
     // MIX groups still pair each AIC with 2 AIVs, which fibers run alongside.
     spec.name = "native";
+    // tessera's own CPU-shaped cube: buffers 4x the 2201's (L0A/L0B, L0C) and L1 to hold two
+    // stages of 256 x 512 blocks, so the GM -> L1 copies (the GEMM's packing) feed twice the FLOPs
+    // per byte (gemm::LargeTiles); they still fit one core's L2 + L3 share.
+    spec.l1_bytes = 2 << 20;
+    spec.l0a_bytes = 256 << 10;
+    spec.l0b_bytes = 256 << 10;
+    spec.l0c_bytes = 512 << 10;
     spec.aiv_cores = HardwareThreads();
     spec.aic_cores = spec.aiv_cores;
     spec.emulated = false;

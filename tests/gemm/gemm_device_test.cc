@@ -37,6 +37,18 @@ using BasicPingpong = kernel::BasicMatmul<
     block::BlockMmad<MmadPingpong<L1Stages, 2>, typename DefaultTiles<T>::L1, PingpongL0<T>,
                      GemmType<T, LA>, GemmType<T, LB>, GemmType<TC>>,
     block::GemmIdentityBlockSwizzle<1, 1>>;
+// LargeTiles: 256 x 512 blocks, which only the native profile's buffers hold.
+template <class T, class LA, class LB, class TC>
+using LargeMmad =
+    block::BlockMmad<typename LargeTiles<T>::Policy, typename LargeTiles<T>::L1,
+                     typename LargeTiles<T>::L0, GemmType<T, LA>, GemmType<T, LB>, GemmType<TC>>;
+template <class T, class LA, class LB, class TC>
+using LargeBasic =
+    kernel::BasicMatmul<LargeMmad<T, LA, LB, TC>, block::GemmIdentityBlockSwizzle<3, 0>>;
+template <class T, class LA, class LB, class TD>
+using LargeMix = kernel::MatmulEpilogue<LargeMmad<T, LA, LB, AccumulatorOf<T>>,
+                                        epilogue::BlockEpilogue<AccumulatorOf<T>, TD>,
+                                        block::GemmIdentityBlockSwizzle<3, 1>>;
 template <class T, class LA, class LB, class TD>
 using Mix = kernel::MatmulEpilogue<Mmad<T, LA, LB, AccumulatorOf<T>>,
                                    epilogue::BlockEpilogue<AccumulatorOf<T>, TD>,
@@ -317,10 +329,10 @@ double Act(epilogue::Activation act, double x, double slope) {
 }
 
 // D = act(alpha * A B + bias + beta * X) through the MIX kernel.
-template <class T, class LA, class LB, class TD>
+template <class T, class LA, class LB, class TD, class Kernel = Mix<T, LA, LB, TD>>
 void RunMix(uint32_t m, uint32_t n, uint32_t k, epilogue::Activation act, bool bias,
             epilogue::Broadcast x_mode, float alpha, float beta, uint32_t seed) {
-  using Op = device::DeviceGemm<Mix<T, LA, LB, TD>>;
+  using Op = device::DeviceGemm<Kernel>;
   const std::vector<T> a = Random<T>(size_t{m} * k, seed), b = Random<T>(size_t{k} * n, seed + 1);
   const std::vector<TD> bv = Random<TD>(n, seed + 2);
   size_t xn = x_mode == epilogue::Broadcast::kFull     ? size_t{m} * n
@@ -467,6 +479,42 @@ TEST(GemmDeviceAdapter, RejectsBadArguments) {
 
 namespace tessera::gemm {
 namespace {
+
+// The 256 x 512 blocks of LargeTiles on the native profile: tails of the block, of the L0 and L1 K
+// steps and m == 1, every layout, a MIX epilogue and checked mode; ascend910b cannot hold them and
+// says which buffer is short.
+TEST(GemmLargeTiles, NativeProfile) {
+  ASSERT_TRUE(tessera::device::SetProfile("native").ok());
+  const uint32_t shapes[][3] = {{1, 600, 300}, {255, 513, 129}, {257, 17, 1000}, {600, 1100, 257}};
+  for (const auto& s : shapes) {
+    RunBasic<float, RowMajor, RowMajor, float, LargeBasic<float, RowMajor, RowMajor, float>>(
+        s[0], s[1], s[2], 90);
+    RunBasic<float, ColumnMajor, ColumnMajor, float,
+             LargeBasic<float, ColumnMajor, ColumnMajor, float>>(s[0], s[1], s[2], 91);
+    RunBasic<bfloat16, RowMajor, ColumnMajor, bfloat16,
+             LargeBasic<bfloat16, RowMajor, ColumnMajor, bfloat16>>(s[0], s[1], s[2], 92);
+    RunBasic<half, ColumnMajor, RowMajor, half, LargeBasic<half, ColumnMajor, RowMajor, half>>(
+        s[0], s[1], s[2], 93);
+  }
+  RunMix<bfloat16, RowMajor, RowMajor, bfloat16, LargeMix<bfloat16, RowMajor, RowMajor, bfloat16>>(
+      300, 700, 300, epilogue::Activation::kRelu, true, epilogue::Broadcast::kNone, 1, 0, 94);
+  const bool was = tessera::device::CheckedMode();
+  tessera::device::SetCheckedMode(true);
+  RunBasic<float, RowMajor, ColumnMajor, float, LargeBasic<float, RowMajor, ColumnMajor, float>>(
+      300, 520, 140, 95);
+  RunMix<float, ColumnMajor, RowMajor, float, LargeMix<float, ColumnMajor, RowMajor, float>>(
+      260, 530, 200, epilogue::Activation::kSilu, true, epilogue::Broadcast::kRow, 1, 1, 96);
+  tessera::device::SetCheckedMode(was);
+
+  ASSERT_TRUE(tessera::device::SetProfile("ascend910b").ok());
+  const Status s =
+      LargeMmad<float, RowMajor, RowMajor, float>::can_implement(tessera::device::CurrentArch());
+  ASSERT_TRUE(tessera::device::SetProfile("native").ok());
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("L1 needs 786432 bytes; profile ascend910b has 524288"),
+            std::string::npos)
+      << s.ToString();
+}
 
 // Checked mode accepts the ping-pong event protocol (set in the constructor, waited in the
 // destructor), the flag hand-off of the MIX kernel and every buffer extent; on both profiles.

@@ -7,6 +7,7 @@
 // path (nothing launched).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -15,6 +16,7 @@
 
 #include "builtin_nn.h"
 #include "tessera/core/float16.h"
+#include "tessera/device/device.h"
 #include "tessera/tessera_nn.h"
 
 namespace {
@@ -435,6 +437,45 @@ TEST(MatMulActOpTest, EveryActivation) {
       }
     }
   }
+}
+
+// The tiling picks gemm::LargeTiles (256 x 512 blocks) where the profile's buffers hold them
+// (native) and the 2201 tiles (128 x 256) elsewhere; the MIX hand-off ring (2 blocks of fp32 C per
+// group) shows which, and the result is right either way.
+TEST(MatMulActOpTest, LargeTilesOnNativeDefaultTilesOnAscend910b) {
+  for (const char* profile : {"native", "ascend910b"}) {
+    ASSERT_EQ(tsrSetProfile(profile), TSR_SUCCESS) << tsrGetLastErrorMessage();
+    const bool native = std::string(profile) == "native";
+    const uint64_t cores = tessera::device::CurrentArch().aic_cores;
+    // One 256 x 512 block per AI core of the native profile.
+    const int64_t m = 256 * static_cast<int64_t>(cores), n = 512, k = 7;
+    const uint64_t blocks = native ? cores : std::min<uint64_t>(cores, uint64_t(m / 128) * 2);
+    SCOPED_TRACE(profile);
+    const uint64_t want_ws = blocks * 2 * (native ? 256 * 512 : 128 * 256) * sizeof(float);
+    DevTensor x1({m, k}, TSR_FLOAT), x2({k, n}, TSR_FLOAT), y({m, n}, TSR_FLOAT);
+    const auto a = Random(x1.numel, TSR_FLOAT, 700), b = Random(x2.numel, TSR_FLOAT, 701);
+    x1.Upload(a);
+    x2.Upload(b);
+    const tsrTensor* ins[] = {x1.t, x2.t, nullptr};
+    const tsrTensor* outs[] = {y.t};
+    const tsrAttr attrs[] = {StrAttr("act", "relu")};
+    uint64_t ws = 0;
+    tsrOpExecutor* exec = nullptr;
+    ASSERT_EQ(tsrOpGetWorkspaceSize("MatMulAct", ins, 3, outs, 1, attrs, 1, &ws, &exec),
+              TSR_SUCCESS)
+        << tsrGetLastErrorMessage();
+    EXPECT_EQ(ws, want_ws) << profile;
+    void* workspace = nullptr;
+    ASSERT_EQ(tsrMalloc(&workspace, ws), TSR_SUCCESS);
+    EXPECT_EQ(tsrOpExecute(workspace, ws, exec, nullptr), TSR_SUCCESS) << tsrGetLastErrorMessage();
+    EXPECT_EQ(tsrSynchronizeStream(nullptr), TSR_SUCCESS) << tsrGetLastErrorMessage();
+    tsrFree(workspace);
+    auto ref = Product(a, false, b, false, m, n, k);
+    for (double& r : ref)
+      r = r > 0 ? r : 0;
+    ExpectMatches(y.Download(), ref, k, TSR_FLOAT, std::string("MatMulAct on ") + profile);
+  }
+  ASSERT_EQ(tsrSetProfile("native"), TSR_SUCCESS) << tsrGetLastErrorMessage();
 }
 
 // The package's generated typed op API (builtin_nn.h) reaches the same operators.

@@ -142,7 +142,7 @@ def l1_overflow_kernel(a_ptr: pl.Ptr[pl.DT_FP16], c_ptr: pl.Ptr[pl.DT_FP32], n: 
     c = pl.make_tensor(c_ptr, [n, n])
     with pl.section_cube():
         mat = pl.make_tile(pl.TileType([128, 128], pl.DT_FP16, pl.MemorySpace.Mat),
-                           addr=0x7C000)
+                           addr=0x1FC000)
         left = pl.make_tile(pl.TileType([128, 128], pl.DT_FP16, pl.MemorySpace.Left), addr=0)
         right = pl.make_tile(pl.TileType([128, 128], pl.DT_FP16, pl.MemorySpace.Right), addr=0)
         acc = pl.make_tile(pl.TileType([128, 128], pl.DT_FP32, pl.MemorySpace.Acc), addr=0)

@@ -167,7 +167,7 @@ def test_cube_run_time_errors_name_the_python_line():
     with pytest.raises(tessera.KernelError) as e:
         tessera.synchronize()
     text = str(e.value)
-    assert "make_tile: tile at L1 address 507904 of 32768 bytes exceeds the L1 capacity" in text
+    assert "make_tile: tile at L1 address 2080768 of 32768 bytes exceeds the L1 capacity" in text
     assert "cube_kernels.py:" in text and "mat = pl.make_tile(" in text
     tessera.Stream.default().reset_error()
 

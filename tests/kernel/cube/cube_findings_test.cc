@@ -39,15 +39,17 @@ void ExpectFinding(const char* name, void (*kernel)(), bool checked,
 }
 
 // ---- capacity ----
+// Each request exceeds the active profile's buffer (native's are larger than the 2201's).
+const device::ArchSpec* g_arch = nullptr;
 void L1OverCapacity() {
   TPipe pipe;
   TQue<TPosition::A1, 1> q;
-  pipe.InitBuffer(q, 1, 600 * 1024);
+  pipe.InitBuffer(q, 1, static_cast<uint32_t>(g_arch->l1_bytes + 88 * 1024));
 }
 void L0aOverCapacity() {
   TPipe pipe;
   TQue<TPosition::A2, 2> q;
-  pipe.InitBuffer(q, 2, 40 * 1024);
+  pipe.InitBuffer(q, 2, static_cast<uint32_t>(g_arch->l0a_bytes / 2 + 8 * 1024));
 }
 void BiasTableOverCapacity() {
   TPipe pipe;
@@ -56,18 +58,32 @@ void BiasTableOverCapacity() {
 }
 void AllocatorOverCapacity() {
   LocalMemAllocator<Hardware::L0C> l0c;
-  (void)l0c.Alloc<TPosition::CO1, float>(32 * 1024 + 1);
+  (void)l0c.Alloc<TPosition::CO1, float>(static_cast<uint32_t>(g_arch->l0c_bytes / 4 + 1));
 }
 
 TEST(CubeFindingsTest, Capacity) {
-  for (bool checked : {false, true}) {
-    ExpectFinding("l1_cap", L1OverCapacity, checked,
-                  {"TPipe::InitBuffer", "L1 buffer size is 614400, exceeds the limit 524288"});
-    ExpectFinding("l0a_cap", L0aOverCapacity, checked, {"L0A buffer size is 81920", "65536"});
-    ExpectFinding("bt_cap", BiasTableOverCapacity, checked, {"BT buffer size is 2048", "1024"});
-    ExpectFinding("alloc_cap", AllocatorOverCapacity, checked,
-                  {"LocalMemAllocator::Alloc", "32769 elements", "131072 bytes"});
+  for (const char* profile : {"native", "ascend910b"}) {
+    ASSERT_TRUE(device::SetProfile(profile).ok());
+    g_arch = &device::CurrentArch();
+    const std::string l1 = std::to_string(g_arch->l1_bytes),
+                      l1_asked = std::to_string(g_arch->l1_bytes + 88 * 1024),
+                      l0a = std::to_string(g_arch->l0a_bytes),
+                      l0a_asked = std::to_string(g_arch->l0a_bytes + 16 * 1024),
+                      l0c = std::to_string(g_arch->l0c_bytes),
+                      l0c_asked = std::to_string(g_arch->l0c_bytes / 4 + 1);
+    for (bool checked : {false, true}) {
+      ExpectFinding("l1_cap", L1OverCapacity, checked,
+                    {"TPipe::InitBuffer",
+                     ("L1 buffer size is " + l1_asked + ", exceeds the limit " + l1).c_str()});
+      ExpectFinding("l0a_cap", L0aOverCapacity, checked,
+                    {("L0A buffer size is " + l0a_asked).c_str(), l0a.c_str()});
+      ExpectFinding("bt_cap", BiasTableOverCapacity, checked, {"BT buffer size is 2048", "1024"});
+      ExpectFinding("alloc_cap", AllocatorOverCapacity, checked,
+                    {"LocalMemAllocator::Alloc", (l0c_asked + " elements").c_str(),
+                     (l0c + " bytes").c_str()});
+    }
   }
+  ASSERT_TRUE(device::SetProfile("native").ok());
 }
 
 // ---- alignment, position, extent ----

@@ -83,8 +83,10 @@ void CubeQueues(uint64_t* out) {
   }
   TPipe again;
   TBuf<TPosition::A1> whole;
-  again.InitBuffer(whole, 512 * 1024);  // the first pipe's L1 came back
-  out[5] = whole.Get<uint8_t>().GetSize() == 512 * 1024;
+  // The first pipe's L1 came back: the whole of the profile's L1 is free again.
+  const auto l1_bytes = static_cast<uint32_t>(ctx->l1_bytes);
+  again.InitBuffer(whole, l1_bytes);
+  out[5] = whole.Get<uint8_t>().GetSize() == l1_bytes;
 }
 
 TEST(CubePipeTest, QueuesInEveryCubeMemory) {

@@ -91,12 +91,15 @@ class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AT
   static constexpr uint32_t kL0BBytes = kL0K * RoundUp(kL1N, 32) * sizeof(ElementB);
   static constexpr uint32_t kL0CBytes = kL1M * kL1N * sizeof(ElementAccumulator);
 
-  // The 2201 ("ascend910b") budgets: a tile shape that passes runs on both profiles.
-  static_assert(kStages * (kL1ABytes + kL1BBytes) <= 512 * 1024 - 256,
-                "BlockMmad: Stages x (L1 A tile + L1 B tile) exceeds the 2201 L1 (512 KB - 256)");
-  static_assert(kL0Stages * kL0ABytes <= 64 * 1024, "BlockMmad: L0Stages x L0A tile exceeds 64 KB");
-  static_assert(kL0Stages * kL0BBytes <= 64 * 1024, "BlockMmad: L0Stages x L0B tile exceeds 64 KB");
-  static_assert(kL0CBytes <= 128 * 1024, "BlockMmad: the L0C tile exceeds 128 KB");
+  // The buffers must fit some profile's memories (the largest tessera has: native's L1 2 MB,
+  // L0A/L0B 256 KB, L0C 512 KB); can_implement checks the profile a launch runs on.
+  static_assert(kStages * (kL1ABytes + kL1BBytes) <= 2048 * 1024 - 256,
+                "BlockMmad: Stages x (L1 A tile + L1 B tile) exceeds every profile's L1");
+  static_assert(kL0Stages * kL0ABytes <= 256 * 1024,
+                "BlockMmad: L0Stages x L0A tile exceeds 256 KB");
+  static_assert(kL0Stages * kL0BBytes <= 256 * 1024,
+                "BlockMmad: L0Stages x L0B tile exceeds 256 KB");
+  static_assert(kL0CBytes <= 512 * 1024, "BlockMmad: the L0C tile exceeds 512 KB");
 
   // Host: OK when the buffers fit the on-chip memories of `arch`; else which one does not.
   static Status can_implement(const device::ArchSpec& arch) {
