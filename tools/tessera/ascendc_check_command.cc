@@ -109,7 +109,9 @@ std::vector<Sample> FindSamples(const fs::path& kit, const std::string& arch,
   return top;
 }
 
-// The README's run commands: the first ```bash block that runs cmake, without `source` lines.
+// The README's run commands: the first ```bash block that runs cmake and more (a lone cmake line
+// is a README's illustration of an option, the run comes later), else the first that runs cmake;
+// without `source` lines.
 std::vector<std::string> ReadmeCommands(const fs::path& dir) {
   for (const char* readme : {"README.md", "README_en.md"}) {
     std::ifstream in(dir / readme);
@@ -117,6 +119,7 @@ std::vector<std::string> ReadmeCommands(const fs::path& dir) {
     std::string line;
     bool in_block = false;
     std::vector<std::string> block;
+    std::vector<std::string> lone_cmake;
     while (std::getline(in, line)) {
       const auto first = line.find_first_not_of(" \t");
       const std::string trimmed = first == std::string::npos ? "" : line.substr(first);
@@ -126,7 +129,8 @@ std::vector<std::string> ReadmeCommands(const fs::path& dir) {
           for (const std::string& l : block) {
             if (std::regex_search(l, std::regex(R"((^|[;&\s])cmake\s)"))) runs_cmake = true;
           }
-          if (runs_cmake) return block;
+          if (runs_cmake && block.size() > 1) return block;
+          if (runs_cmake && lone_cmake.empty()) lone_cmake = block;
           block.clear();
         }
         in_block = !in_block && trimmed.rfind("```bash", 0) == 0;
@@ -136,6 +140,7 @@ std::vector<std::string> ReadmeCommands(const fs::path& dir) {
         block.push_back(trimmed);
       }
     }
+    if (!lone_cmake.empty()) return lone_cmake;
   }
   return {};
 }
