@@ -51,6 +51,39 @@ TEST(CApiHandles, RacingDestroysFreeEachHandleOnce) {
   }
 }
 
+// A thread remembers the tensors it found live; a tensor destroyed since (on any thread) is
+// reported again, and a new tensor at a destroyed one's address is a new live handle.
+TEST(CApiHandles, TensorDestroyedOnAnotherThreadIsReportedByAThreadThatUsedIt) {
+  std::mt19937 rng(5);
+  const int64_t n = 1 + static_cast<int64_t>(rng() % 4097);
+  const int64_t shape[1] = {n};
+  void* dev[3] = {};
+  tsrTensor* t[3] = {};
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(tsrMalloc(&dev[i], static_cast<size_t>(n) * 4), TSR_SUCCESS);
+    t[i] = tsrCreateTensor(shape, 1, nullptr, TSR_FLOAT, TSR_FORMAT_ND, dev[i]);
+    ASSERT_NE(t[i], nullptr);
+  }
+  uint64_t ws = 0;
+  tsrOpExecutor* exec = nullptr;
+  for (int i = 0; i < 2; ++i) {  // the second call checks the remembered tensors
+    ASSERT_EQ(tsrAddGetWorkspaceSize(t[0], t[1], t[2], &ws, &exec), TSR_SUCCESS) << LastError();
+    ASSERT_EQ(tsrDestroyExecutor(exec), TSR_SUCCESS);
+  }
+  std::thread([&] { EXPECT_EQ(tsrDestroyTensor(t[1]), TSR_SUCCESS); }).join();
+  EXPECT_EQ(tsrAddGetWorkspaceSize(t[0], t[1], t[2], &ws, &exec), TSR_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(LastError().find("is not a live tensor"), std::string::npos) << LastError();
+  EXPECT_EQ(exec, nullptr);
+  t[1] = tsrCreateTensor(shape, 1, nullptr, TSR_FLOAT, TSR_FORMAT_ND, dev[1]);
+  ASSERT_NE(t[1], nullptr);
+  ASSERT_EQ(tsrAddGetWorkspaceSize(t[0], t[1], t[2], &ws, &exec), TSR_SUCCESS) << LastError();
+  ASSERT_EQ(tsrDestroyExecutor(exec), TSR_SUCCESS);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(tsrDestroyTensor(t[i]), TSR_SUCCESS);
+    EXPECT_EQ(tsrFree(dev[i]), TSR_SUCCESS);
+  }
+}
+
 TEST(CApiHandles, RandomGarbageIsRejectedWithoutBeingRead) {
   std::mt19937_64 rng(std::random_device{}());
   for (int i = 0; i < 2000; ++i) {
