@@ -374,7 +374,8 @@ Result<TCubeTiling> MatmulApiTiling::Compute() const {
   if (fixBaseK_ > 0) {
     baseK = fixBaseK_;
   } else {
-    const int64_t byA = platform_.l0a_bytes / (2 * baseM * ab);
+    // Mmad takes k up to 4095: larger L0 buffers (the native profile's) must not exceed it.
+    const int64_t byA = std::min<int64_t>(platform_.l0a_bytes / (2 * baseM * ab), 4095);
     const int64_t byB = platform_.l0b_bytes / (2 * baseN * ab);
     baseK = std::min<int64_t>(std::min(byA, byB) / kAlign * kAlign, kAl);
     if (baseK < kAlign) {

@@ -165,7 +165,7 @@ const char* const kL1Role = "source (L1)";
 // Whether the AVX-512 units of the Mmad paths (and their transposes) run on this CPU.
 bool HasAvx512Path() {
   for (MmadPath path : MmadPathsAvailable()) {
-    if (path != MmadPath::kScalar) return true;
+    if (path == MmadPath::kAvx512) return true;
   }
   return false;
 }

@@ -18,6 +18,10 @@ std::vector<MmadPath> DetectPaths() {
   const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
                       __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      __builtin_cpu_supports("f16c")) {
+    paths.push_back(MmadPath::kAvx2);
+  }
   if (avx512) {
     paths.push_back(MmadPath::kAvx512);
     if (__builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512vnni")) {
@@ -78,6 +82,8 @@ const char* MmadPathName(MmadPath path) {
   switch (path) {
     case MmadPath::kScalar:
       return "scalar";
+    case MmadPath::kAvx2:
+      return "avx2";
     case MmadPath::kAvx512:
       return "avx512";
     case MmadPath::kAvx512Bf16:
@@ -89,6 +95,9 @@ const char* MmadPathName(MmadPath path) {
 void RunMmadOn(MmadPath path, const MmadCall& call) {
   switch (path) {
 #if defined(__x86_64__)
+    case MmadPath::kAvx2:
+      RunMmadAvx2(call);
+      return;
     case MmadPath::kAvx512:
       RunMmadAvx512(call);
       return;

@@ -22,9 +22,10 @@ constexpr size_t L0cOffset(uint32_t i, uint32_t j, uint32_t mp) {
   return size_t(j / 16) * mp * 16 + size_t(i) * 16 + j % 16;
 }
 
-// The implementations: portable (mmad_reference.cc) and AVX-512 (mmad_avx512*.cc; only call them
-// when MmadPathsAvailable() lists their path).
+// The implementations: portable (mmad_reference.cc), AVX2 (mmad_avx2.cc) and AVX-512
+// (mmad_avx512*.cc); only call them when MmadPathsAvailable() lists their path.
 void RunMmadScalar(const MmadCall& call);
+void RunMmadAvx2(const MmadCall& call);
 void RunMmadAvx512(const MmadCall& call);
 void RunMmadAvx512Bf16(const MmadCall& call);
 // LoadDataWithTranspose's b32 square (cube_moves.cc) on AVX512F: `in` two 16 x 8 Nz fractals

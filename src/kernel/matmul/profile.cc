@@ -1,13 +1,13 @@
 #include "tessera/kernel/matmul/profile.h"
 
 #include "tessera/device/arch_spec.h"
+#include "tessera/device/device.h"
 
 namespace tessera::kernel {
+namespace {
 
-AiCoreProfile Ascend910bProfile() {
-  const Result<device::ArchSpec> spec = device::FindProfile("ascend910b");
+AiCoreProfile ProfileOf(const device::ArchSpec* spec) {
   AiCoreProfile p;
-  if (!spec.ok()) return p;  // the profile is built in; this does not happen
   p.aic_cores = spec->aic_cores;
   p.aiv_cores = spec->aiv_cores;
   p.ub_bytes = spec->ub_bytes;
@@ -18,6 +18,18 @@ AiCoreProfile Ascend910bProfile() {
   p.bt_bytes = spec->bt_bytes;
   p.fb_bytes = spec->fb_bytes;
   return p;
+}
+
+}  // namespace
+
+AiCoreProfile Ascend910bProfile() {
+  const Result<device::ArchSpec> spec = device::FindProfile("ascend910b");
+  // The profile is built in; the failure does not happen.
+  return spec.ok() ? ProfileOf(&*spec) : AiCoreProfile{};
+}
+
+AiCoreProfile CurrentProfile() {
+  return ProfileOf(&device::CurrentArch());
 }
 
 }  // namespace tessera::kernel

@@ -46,6 +46,7 @@
 #include "tessera/kernel/matmul/detail/matmul_engine.h"
 #include "tessera/kernel/matmul/detail/matmul_protocol.h"
 #include "tessera/kernel/matmul/matmul_config.h"
+#include "tessera/kernel/matmul/profile.h"
 #include "tessera/kernel/pipe.h"
 #include "tessera/tiling/matmul_tiling.h"
 
@@ -193,15 +194,17 @@ class Matmul {
     const device::BlockContext* ctx = device::CurrentBlock();
     detail::MatmulRequire(ctx != nullptr, "Matmul::Init", "call it inside a kernel");
     tiling::MatmulPlatform p;
-    // The cube core's sizes: on an AIV client they are those of its group's AIC (same profile).
-    const auto& arch_limit = [](size_t v, int64_t fallback) {
-      return v > 0 ? static_cast<int64_t>(v) : fallback;
+    // The cube core's sizes: on an AIV client (no cube arenas) those of its group's AIC, i.e. of
+    // the active profile.
+    const ::tessera::kernel::AiCoreProfile prof = ::tessera::kernel::CurrentProfile();
+    const auto& arch_limit = [](size_t v, uint64_t profile) {
+      return static_cast<int64_t>(v > 0 ? v : profile);
     };
-    p.l1_bytes = arch_limit(ctx->l1_bytes, p.l1_bytes);
-    p.l0a_bytes = arch_limit(ctx->l0a_bytes, p.l0a_bytes);
-    p.l0b_bytes = arch_limit(ctx->l0b_bytes, p.l0b_bytes);
-    p.l0c_bytes = arch_limit(ctx->l0c_bytes, p.l0c_bytes);
-    p.bt_bytes = arch_limit(ctx->bt_bytes, p.bt_bytes);
+    p.l1_bytes = arch_limit(ctx->l1_bytes, prof.l1_bytes);
+    p.l0a_bytes = arch_limit(ctx->l0a_bytes, prof.l0a_bytes);
+    p.l0b_bytes = arch_limit(ctx->l0b_bytes, prof.l0b_bytes);
+    p.l0c_bytes = arch_limit(ctx->l0c_bytes, prof.l0c_bytes);
+    p.bt_bytes = arch_limit(ctx->bt_bytes, prof.bt_bytes);
     // Every K chunk is loaded on its own, so only the C0 alignment of baseK matters here.
     // BatchNum only bounds IterateBatch's batch counts; the base-block rules apply per product.
     TCubeTiling single = tiling_;

@@ -20,5 +20,7 @@ struct AiCoreProfile {
 
 // tessera's ascend910b profile (the 2201 AI core: 24 AIC, 48 AIV, ...).
 AiCoreProfile Ascend910bProfile();
+// The active profile (its cube buffers differ between native and ascend910b).
+AiCoreProfile CurrentProfile();
 
 }  // namespace tessera::kernel
