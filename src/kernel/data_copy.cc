@@ -1,5 +1,6 @@
 #include "tessera/kernel/data_copy.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <string>
@@ -223,15 +224,27 @@ std::vector<uint64_t> SliceOffsets(const SliceInfo info[], uint32_t dims, uint32
   return out;
 }
 
-void SliceCopy(void* dst, const void* src, const SliceInfo dst_info[], const SliceInfo src_info[],
-               uint32_t dims, uint32_t elem_bytes, bool to_global) {
-  const std::vector<uint64_t> from = SliceOffsets(src_info, dims, elem_bytes, "src");
-  const std::vector<uint64_t> to = SliceOffsets(dst_info, dims, elem_bytes, "dst");
-  if (from.size() != to.size()) {
-    KernelFail("DataCopy (slice)", "the source slice selects " + std::to_string(from.size()) +
+SlicePairs PairSlices(const SliceInfo dst_info[], const SliceInfo src_info[], uint32_t dims,
+                      uint32_t elem_bytes) {
+  SlicePairs pairs;
+  pairs.from = SliceOffsets(src_info, dims, elem_bytes, "src");
+  pairs.to = SliceOffsets(dst_info, dims, elem_bytes, "dst");
+  if (pairs.from.size() != pairs.to.size()) {
+    KernelFail("DataCopy (slice)", "the source slice selects " + std::to_string(pairs.from.size()) +
                                        " elements, the destination slice " +
-                                       std::to_string(to.size()));
+                                       std::to_string(pairs.to.size()));
   }
+  for (size_t i = 0; i < pairs.from.size(); ++i) {
+    pairs.from_extent = std::max(pairs.from_extent, pairs.from[i] + 1);
+    pairs.to_extent = std::max(pairs.to_extent, pairs.to[i] + 1);
+  }
+  return pairs;
+}
+
+void SliceCopy(void* dst, const void* src, const SlicePairs& pairs, uint32_t elem_bytes,
+               bool to_global, bool checked, const void* ub_tensor, TPosition ub_pos) {
+  const std::vector<uint64_t>& from = pairs.from;
+  const std::vector<uint64_t>& to = pairs.to;
   auto* d = static_cast<uint8_t*>(dst);
   const auto* s = static_cast<const uint8_t*>(src);
   // Runs contiguous on both sides go as one copy.
@@ -240,11 +253,16 @@ void SliceCopy(void* dst, const void* src, const SliceInfo dst_info[], const Sli
     while (i + n < from.size() && from[i + n] == from[i] + n && to[i + n] == to[i] + n)
       ++n;
     const size_t bytes = n * elem_bytes;
+    uint8_t* out = d + to[i] * elem_bytes;
+    const uint8_t* in = s + from[i] * elem_bytes;
     if (to_global) {
-      CopyToGlobal(d + to[i] * elem_bytes, s + from[i] * elem_bytes, bytes, false, "DataCopy");
+      if (checked)
+        ShadowCheckRead(in, bytes, ub_tensor, elem_bytes, ub_pos, "DataCopy (slice)", "source");
+      CopyToGlobal(out, in, bytes, false, "DataCopy (slice)");
     } else {
-      std::memcpy(d + to[i] * elem_bytes, s + from[i] * elem_bytes, bytes);
-      ShadowWritten(d + to[i] * elem_bytes, bytes);
+      if (checked) NoteGmRead(in, bytes, "DataCopy (slice)");
+      std::memcpy(out, in, bytes);
+      ShadowWritten(out, bytes);
     }
     i += n;
   }

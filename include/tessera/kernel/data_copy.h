@@ -163,9 +163,21 @@ inline uint64_t SpanUnits(uint16_t count, uint64_t len, uint64_t gap) {
 // when a SliceInfo breaks the vendor's rules.
 std::vector<uint64_t> SliceOffsets(const SliceInfo info[], uint32_t dims, uint32_t elem_bytes,
                                    const char* side);
-// Pairs the source and destination slices element by element.
-void SliceCopy(void* dst, const void* src, const SliceInfo dst_info[], const SliceInfo src_info[],
-               uint32_t dims, uint32_t elem_bytes, bool to_global);
+// The source and destination slices paired element by element (element offsets), with the
+// extent each side needs (largest offset + 1); fails the block when the counts differ.
+struct SlicePairs {
+  std::vector<uint64_t> from;
+  std::vector<uint64_t> to;
+  uint64_t from_extent = 0;
+  uint64_t to_extent = 0;
+};
+SlicePairs PairSlices(const SliceInfo dst_info[], const SliceInfo src_info[], uint32_t dims,
+                      uint32_t elem_bytes);
+// Copies the pairs in runs contiguous on both sides. The UB side is `ub` (its view start
+// `ub_tensor` and position, for checked mode's unwritten-read reports); `to_global` says which
+// way. With `checked`, GM reads are noted and UB reads must hit written bytes.
+void SliceCopy(void* dst, const void* src, const SlicePairs& pairs, uint32_t elem_bytes,
+               bool to_global, bool checked, const void* ub_tensor, TPosition ub_pos);
 
 }  // namespace detail
 
@@ -175,14 +187,24 @@ template <class T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const SliceInfo dstSliceInfo[],
               const SliceInfo srcSliceInfo[], const uint32_t dimValue = 1) {
   const detail::PipeScope phase(dst.checked(), device::TracePipe::kMte2);
-  detail::SliceCopy(dst.data(), src.data(), dstSliceInfo, srcSliceInfo, dimValue, sizeof(T), false);
+  const detail::SlicePairs pairs =
+      detail::PairSlices(dstSliceInfo, srcSliceInfo, dimValue, sizeof(T));
+  dst.CheckRange(pairs.to_extent, "DataCopy (slice)", "slice destination");
+  src.CheckRange(pairs.from_extent, "DataCopy (slice)", "slice source");
+  detail::SliceCopy(dst.data(), src.data(), pairs, sizeof(T), false, dst.checked(), dst.data(),
+                    dst.GetPosition());
 }
 // UB -> GM slice copy.
 template <class T>
 void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const SliceInfo dstSliceInfo[],
               const SliceInfo srcSliceInfo[], const uint32_t dimValue = 1) {
   const detail::PipeScope phase(src.checked(), device::TracePipe::kMte3);
-  detail::SliceCopy(dst.data(), src.data(), dstSliceInfo, srcSliceInfo, dimValue, sizeof(T), true);
+  const detail::SlicePairs pairs =
+      detail::PairSlices(dstSliceInfo, srcSliceInfo, dimValue, sizeof(T));
+  dst.CheckRange(pairs.to_extent, "DataCopy (slice)", "slice destination");
+  src.CheckRange(pairs.from_extent, "DataCopy (slice)", "slice source");
+  detail::SliceCopy(dst.data(), src.data(), pairs, sizeof(T), true, src.checked(), src.data(),
+                    src.GetPosition());
 }
 
 // GM -> UB, `count` elements.

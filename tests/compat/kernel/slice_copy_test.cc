@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernel_operator.h"
+#include "tessera/device/device.h"
 #include "tessera/device/launch.h"
 #include "tessera/device/memory.h"
 
@@ -168,6 +169,25 @@ TEST(CompatSliceCopy, BadSliceFails) {
   EXPECT_NE(st.message().find("srcSliceInfo[0]"), std::string::npos) << st.message();
   EXPECT_TRUE(tessera::device::Free(*px).ok());
   EXPECT_TRUE(tessera::device::Free(*py).ok());
+}
+
+TEST(CompatSliceCopy, SliceBeyondTheTensorFailsInCheckedMode) {
+  // The destination slice ends at element 48 of a 24-element UB tensor.
+  Slices s{1, {{0, 23, 0, 3, 24}}, {{24, 47, 0, 3, 48}}, 24};
+  const bool was_checked = tessera::device::CheckedMode();
+  tessera::device::SetCheckedMode(true);
+  auto px = tessera::device::Malloc(48 * 4);
+  auto py = tessera::device::Malloc(48 * 4);
+  ASSERT_TRUE(px.ok() && py.ok());
+  const tessera::Status st =
+      RunKernel(slice_custom, static_cast<uint8_t*>(*px), static_cast<uint8_t*>(*py), s);
+  EXPECT_TRUE(tessera::device::Free(*px).ok());
+  EXPECT_TRUE(tessera::device::Free(*py).ok());
+  tessera::device::SetCheckedMode(was_checked);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("slice destination: count 48 exceeds the tensor's 24"),
+            std::string::npos)
+      << st.message();
 }
 
 // For each tensor of the list: its rank, index, shape and the sum of its elements.
