@@ -174,8 +174,9 @@ CpuIdentity ReadCpuIdentity() {
 
 }  // namespace
 
-std::span<const CpuModel> KnownCpuModels() {
-  return kCpuModels;
+const std::vector<CpuModel>& KnownCpuModels() {
+  static const std::vector<CpuModel> models(kCpuModels.begin(), kCpuModels.end());
+  return models;
 }
 
 const CpuModel* FindCpuModel(std::string_view name) {

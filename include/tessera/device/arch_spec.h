@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,7 +51,7 @@ struct CpuModel {
   std::string_view soc;   // "x86-64-v3", ...
 };
 // Every CPU model tessera knows, grouped by vendor.
-std::span<const CpuModel> KnownCpuModels();
+const std::vector<CpuModel>& KnownCpuModels();
 // The model in KnownCpuModels() called `name`, or nullptr.
 const CpuModel* FindCpuModel(std::string_view name);
 
