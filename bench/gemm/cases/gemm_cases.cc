@@ -46,15 +46,16 @@ double Median(std::vector<double> v) {
 
 // ---- peaks: independent accumulator chains that never leave the registers -------------------
 
-#define TSR_REP24(X)                                                                          \
-  X(0)                                                                                        \
-  X(1)                                                                                        \
-  X(2)                                                                                        \
-  X(3)                                                                                        \
-  X(4)                                                                                        \
-  X(5)                                                                                        \
-  X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) \
-      X(22) X(23)
+#define TSR_REP24(X)                                                                           \
+  X(0)                                                                                         \
+  X(1)                                                                                         \
+  X(2)                                                                                         \
+  X(3)                                                                                         \
+  X(4)                                                                                         \
+  X(5)                                                                                         \
+  X(6)                                                                                         \
+  X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) \
+      X(23)
 #define TSR_DECL(i) __m512 acc##i = _mm512_set1_ps(float(i) * 1e-3f);
 #define TSR_SUM(i) +_mm512_reduce_add_ps(acc##i)
 
@@ -72,6 +73,19 @@ __attribute__((target("avx512f,fma"), noinline)) double FmaLoop(long iterations)
   return 0.0 TSR_REP24(TSR_SUM);
 }
 
+// The same on 256-bit vectors, for CPUs without AVX-512.
+__attribute__((target("avx2,fma"), noinline)) double FmaLoop256(long iterations) {
+#define TSR_DECL256(i) __m256 acc##i = _mm256_set1_ps(float(i) * 1e-3f);
+#define TSR_SUM256(i) +_mm256_cvtss_f32(acc##i)
+  TSR_REP24(TSR_DECL256)
+  const __m256 x = _mm256_set1_ps(0.999f), y = _mm256_set1_ps(1e-4f);
+  for (long it = 0; it < iterations; ++it) {
+#define TSR_FMA256(i) acc##i = _mm256_fmadd_ps(acc##i, x, y);
+    TSR_REP24(TSR_FMA256)
+  }
+  return 0.0 TSR_REP24(TSR_SUM256);
+}
+
 __attribute__((target("avx512f,avx512bf16"), noinline)) double Bf16Loop(long iterations) {
   TSR_REP24(TSR_DECL)
   const __m512bh x = (__m512bh)_mm512_set1_epi32(0x3F803F80);
@@ -87,6 +101,14 @@ __attribute__((target("avx512f,avx512bf16"), noinline)) double Bf16Loop(long ite
 bool HasAvx512() {
 #if defined(__x86_64__)
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+bool HasAvx2Fma() {
+#if defined(__x86_64__)
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else
   return false;
 #endif
@@ -114,14 +136,19 @@ double ProcessCpuSeconds() {
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
-// GFLOP/s of `threads` threads each running the loop; FMA = 2 FLOP per lane, vdpbf16ps = 4.
+// GFLOP/s of `threads` threads each running the loop; FMA = 2 FLOP per lane, vdpbf16ps = 4; the
+// FMA loop runs on 512-bit vectors where the CPU has AVX-512, else on 256-bit ones.
 // Both per CPU second (times the thread count): the machine may be shared with other processes.
 double PeakGflops(bool bf16, int threads) {
 #if defined(__x86_64__)
-  const double flop_per_instruction = bf16 ? 64.0 : 32.0;
+  const bool wide = HasAvx512();
+  const double flop_per_instruction = bf16 ? 64.0 : wide ? 32.0 : 16.0;
+  auto loop = [bf16, wide](long iterations) {
+    return bf16 ? Bf16Loop(iterations) : wide ? FmaLoop(iterations) : FmaLoop256(iterations);
+  };
   if (threads == 1) {
     const double c0 = ThreadCpuSeconds();
-    volatile double sink = bf16 ? Bf16Loop(kPeakIterations) : FmaLoop(kPeakIterations);
+    volatile double sink = loop(kPeakIterations);
     (void)sink;
     return kPeakIterations * 24.0 * flop_per_instruction / (ThreadCpuSeconds() - c0) / 1e9;
   }
@@ -129,8 +156,7 @@ double PeakGflops(bool bf16, int threads) {
   std::vector<double> sink(threads);
   const double c0 = ProcessCpuSeconds();
   for (int t = 0; t < threads; ++t) {
-    pool.emplace_back(
-        [&, t] { sink[t] = bf16 ? Bf16Loop(kPeakIterations) : FmaLoop(kPeakIterations); });
+    pool.emplace_back([&, t] { sink[t] = loop(kPeakIterations); });
   }
   for (std::thread& th : pool)
     th.join();
@@ -153,7 +179,7 @@ struct Peaks {
 Peaks MeasurePeaks(int threads) {
   Peaks p;
   p.threads = threads;
-  if (!HasAvx512()) return p;
+  if (!HasAvx512() && !HasAvx2Fma()) return p;
   for (int i = 0; i < 3; ++i) {
     p.fma1 = std::max(p.fma1, PeakGflops(false, 1));
     p.fma_all = std::max(p.fma_all, PeakGflops(false, threads));
@@ -227,12 +253,14 @@ struct Timing {
 
 // ---- the peer process ----------------------------------------------------------------------
 
+// The peer build this CPU runs: Eigen's kernels are chosen at compile time, so there is one
+// build for AVX-512 and one for AVX2 (OpenBLAS picks its kernel at run time in either).
 std::string DefaultPeerPath() {
   if (const char* env = std::getenv("TESSERA_GEMM_PEER"); env != nullptr && *env != '\0') {
     return env;
   }
-#ifdef TESSERA_GEMM_PEER_PATH
-  return TESSERA_GEMM_PEER_PATH;
+#if defined(TESSERA_GEMM_PEER_PATH) && defined(TESSERA_GEMM_PEER_AVX2_PATH)
+  return HasAvx512() ? TESSERA_GEMM_PEER_PATH : TESSERA_GEMM_PEER_AVX2_PATH;
 #else
   return "";
 #endif
@@ -461,8 +489,9 @@ Result<std::vector<Row>> MatMulCase(const std::string& id, bool bf16, const Gemm
   row.threads = threads;
   std::unique_ptr<Peer> blas, eigen;
   std::string notes;
-  if (!bf16 && !HasAvx512()) notes += "peers skipped: tessera_gemm_peer is built for AVX-512; ";
-  if (!bf16 && HasAvx512()) {
+  const bool peer_runs = HasAvx512() || HasAvx2Fma();
+  if (!bf16 && !peer_runs) notes += "peers skipped: tessera_gemm_peer needs AVX2 or AVX-512; ";
+  if (!bf16 && peer_runs) {
     const std::string path = options.peer_path.empty() ? DefaultPeerPath() : options.peer_path;
     blas = std::make_unique<Peer>();
     if (Status st = blas->Start(path, "openblas", m, n, k, threads, options.openblas_coretype);
@@ -629,7 +658,7 @@ Result<std::vector<Row>> RunSuite(const SuiteOptions& options) {
   };
   for (const std::string& id : ids) {
     if (id == "mmad_f32_l0" || id == "mmad_bf16_l0") {
-      if (!HasAvx512()) continue;
+      if (!HasAvx512() && !HasAvx2Fma()) continue;
       TESSERA_RETURN_IF_ERROR(append(MmadCase(id, id == "mmad_bf16_l0", options)));
     } else if (id.starts_with("matmul_act_")) {
       TESSERA_RETURN_IF_ERROR(
