@@ -478,6 +478,12 @@ void LoadData3DV2(const CubeOperand& dst, const CubeOperand& src, const Load3DGe
     KernelFail(kApi, "kStartPt + kExtension = " + Str(uint64_t{g.kStartPt} + g.kExtension) +
                          " exceeds the img2col's " + Str(k_rows) + " rows (C1*Hk*Wk*C0)");
   }
+  const uint64_t m_cols = static_cast<uint64_t>(hout) * static_cast<uint64_t>(wout);
+  if (uint64_t{g.mStartPt} + g.mExtension > m_cols) {
+    KernelFail(kApi, "mStartPt + mExtension = " + Str(uint64_t{g.mStartPt} + g.mExtension) +
+                         " exceeds the img2col's " + Str(m_cols) +
+                         " columns (Hout*Wout = " + Str(hout) + " x " + Str(wout) + ")");
+  }
   const uint64_t kext = g.kExtension, mext = g.mExtension;
   // Destination extent of the fractal layout written (rows rounded to 16, columns to C0 or 16).
   uint64_t dst_need = 0;

@@ -1,7 +1,7 @@
 // Batched matmuls as the vendor's samples write them: host layouts through SetALayout /
 // SetBLayout / SetCLayout / SetBatchNum or SetBatchInfoForNormal, kernels calling IterateBatch
 // (BSNGD with a transposed B, NORMAL with a broadcast A and per-batch or shared bias) and
-// IterateNBatch + GetBatchTensorC. Random data, odd sizes, double references.
+// IterateNBatch + GetBatchTensorC (NORMAL and BSNGD C). Random data, odd sizes, double references.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +15,7 @@
 #include "kernel_operator.h"
 #include "kernel_tiling/kernel_tiling.h"
 #include "lib/matmul_intf.h"
+#include "tessera/device/device.h"
 #include "tessera/device/launch.h"
 #include "tessera/device/memory.h"
 #include "tessera/device/stream.h"
@@ -123,8 +124,40 @@ __global__ __cube__ void n_batch(__gm__ uint8_t* a, __gm__ uint8_t* b, __gm__ ui
   mm.End();
 }
 
+// BSNGD IterateNBatch: `rounds` rounds of `batch` heads (B = N = 1, G = rounds * batch) into the
+// workspace; each round's C from GetBatchTensorC, read at its BSNGD positions, is copied to `c`.
+__global__ __cube__ void bsngd_n_batch(__gm__ uint8_t* a, __gm__ uint8_t* b, __gm__ uint8_t* work,
+                                       __gm__ uint8_t* c, __gm__ uint8_t* tilingGm, uint32_t rounds,
+                                       uint32_t batch) {
+  TCubeTiling t;
+  CopyTiling(&t, tilingGm);
+  AscendC::TPipe pipe;
+  BatchMm<LayoutMode::BSNGD, false> mm;
+  REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+  AscendC::GlobalTensor<half> aG, bG;
+  AscendC::GlobalTensor<float> wG;
+  aG.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(a));
+  bG.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(b));
+  wG.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(work));
+  mm.SetTensorA(aG);
+  mm.SetTensorB(bG);
+  mm.SetWorkspace(wG);
+  mm.IterateNBatch(rounds, batch, batch, false);
+  float* out = reinterpret_cast<__gm__ float*>(c);
+  const uint32_t heads = t.CLayoutInfoG, s2 = t.CLayoutInfoS2;
+  for (uint32_t r = 0; r < rounds; ++r) {
+    AscendC::GlobalTensor<float> got = mm.GetBatchTensorC(batch, batch);
+    for (uint32_t m = 0; m < static_cast<uint32_t>(t.CLayoutInfoS1); ++m)
+      for (uint32_t h = 0; h < batch; ++h)
+        for (uint32_t n = 0; n < s2; ++n)
+          out[(m * heads + r * batch + h) * s2 + n] = got.GetValue((m * heads + h) * s2 + n);
+  }
+  mm.End();
+}
+
 std::vector<uint8_t> BatchTiling(int32_t m, int32_t n, int32_t k, bool transB, bool bias,
-                                 const std::function<void(mt::MultiCoreMatmulTiling&)>& layouts) {
+                                 const std::function<void(mt::MultiCoreMatmulTiling&)>& layouts,
+                                 int32_t orgN = 0) {
   mt::MultiCoreMatmulTiling api(*platform_ascendc::PlatformAscendCManager::GetInstance());
   api.SetDim(1);
   EXPECT_EQ(api.SetAType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT16), 0);
@@ -133,7 +166,7 @@ std::vector<uint8_t> BatchTiling(int32_t m, int32_t n, int32_t k, bool transB, b
   EXPECT_EQ(api.SetCType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT), 0);
   EXPECT_EQ(api.SetBiasType(mt::TPosition::GM, mt::CubeFormat::ND, mt::DataType::DT_FLOAT), 0);
   api.SetShape(m, n, k);
-  api.SetOrgShape(m, n, k);
+  api.SetOrgShape(m, orgN > 0 ? orgN : n, k);
   api.EnableBias(bias);
   api.SetBufferSpace(-1, -1, -1);
   layouts(api);
@@ -227,7 +260,7 @@ TEST(CompatMatmulBatch, BsngdWithTransposedB) {
     (void)tessera::device::Free(x);
 }
 
-TEST(CompatMatmulBatch, NormalBroadcastsTheSmallerBatchAndAddsBiasPerProduct) {
+void CheckNormalWithBias(int32_t orgN) {
   const int32_t M = 9, NN = 31, K = 20, batchA = 1, batchB = 3;
   std::mt19937 rng(12);
   const std::vector<half> a = RandomHalf(size_t{batchA} * M * K, rng);
@@ -236,9 +269,11 @@ TEST(CompatMatmulBatch, NormalBroadcastsTheSmallerBatchAndAddsBiasPerProduct) {
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   for (auto& x : bias)
     x = u(rng);
-  const std::vector<uint8_t> tiling = BatchTiling(M, NN, K, false, true, [&](auto& api) {
-    EXPECT_EQ(api.SetBatchInfoForNormal(batchA, batchB, M, NN, K), 0);
-  });
+  const std::vector<uint8_t> tiling = BatchTiling(
+      M, NN, K, false, true,
+      [&](auto& api) { EXPECT_EQ(api.SetBatchInfoForNormal(batchA, batchB, M, NN, K), 0); }, orgN);
+  EXPECT_EQ(reinterpret_cast<const TCubeTiling*>(tiling.data())->singleCoreN, NN);
+  // The vendor packs the per-product bias rows singleCoreN apart (not orgN).
   std::vector<double> ref(size_t{batchB} * M * NN);
   for (int c = 0; c < batchB; ++c)
     for (int m = 0; m < M; ++m)
@@ -259,6 +294,14 @@ TEST(CompatMatmulBatch, NormalBroadcastsTheSmallerBatchAndAddsBiasPerProduct) {
   ExpectNear(c, ref, K);
   for (void* x : {da, db, dbias, dt, static_cast<void*>(c)})
     (void)tessera::device::Free(x);
+}
+
+TEST(CompatMatmulBatch, NormalBroadcastsTheSmallerBatchAndAddsBiasPerProduct) {
+  CheckNormalWithBias(0);
+}
+
+TEST(CompatMatmulBatch, PerProductBiasRowsAreSingleCoreNApartWhenOrgNIsWider) {
+  CheckNormalWithBias(45);
 }
 
 TEST(CompatMatmulBatch, IterateNBatchRoundsWithSharedBias) {
@@ -301,6 +344,48 @@ TEST(CompatMatmulBatch, IterateNBatchRoundsWithSharedBias) {
     (void)tessera::device::Free(x);
 }
 
+// A BSNGD C spreads a round's heads over the rows of the whole layout: GetBatchTensorC's tensor
+// must reach the round's last element (checked mode refuses a read past a tensor's extent).
+TEST(CompatMatmulBatch, IterateNBatchRoundsInBsngdLayout) {
+  const int32_t G = 4, M = 5, NN = 19, K = 23, batch = 2, rounds = 2;
+  std::mt19937 rng(14);
+  const std::vector<half> a = RandomHalf(size_t{M} * G * K, rng);
+  const std::vector<half> b = RandomHalf(size_t{K} * G * NN, rng);
+  const std::vector<uint8_t> tiling = BatchTiling(M, NN, K, false, false, [&](auto& api) {
+    EXPECT_EQ(api.SetALayout(1, M, 1, G, K), 0);
+    EXPECT_EQ(api.SetBLayout(1, K, 1, G, NN), 0);
+    EXPECT_EQ(api.SetCLayout(1, M, 1, G, NN), 0);
+    EXPECT_EQ(api.SetBatchNum(batch), 0);
+  });
+  // C[m, h, n] = sum_k A[m, h, k] * B[k, h, n]
+  std::vector<double> ref(size_t{M} * G * NN);
+  for (int m = 0; m < M; ++m)
+    for (int h = 0; h < G; ++h)
+      for (int n = 0; n < NN; ++n) {
+        double s = 0;
+        for (int kk = 0; kk < K; ++kk)
+          s += F(a[(size_t(m) * G + h) * K + kk]) * F(b[(size_t(kk) * G + h) * NN + n]);
+        ref[(size_t(m) * G + h) * NN + n] = s;
+      }
+  const bool previous = tessera::device::CheckedMode();
+  for (bool checked : {false, true}) {
+    tessera::device::SetCheckedMode(checked);
+    void* da = ToDevice(a);
+    void* db = ToDevice(b);
+    void* dt = ToDevice(tiling);
+    float* work = NewC(ref.size());
+    float* c = NewC(ref.size());
+    LaunchCube(bsngd_n_batch, static_cast<uint8_t*>(da), static_cast<uint8_t*>(db),
+               reinterpret_cast<uint8_t*>(work), reinterpret_cast<uint8_t*>(c),
+               static_cast<uint8_t*>(dt), uint32_t{rounds}, uint32_t{batch});
+    ExpectNear(work, ref, K);
+    ExpectNear(c, ref, K);
+    for (void* x : {da, db, dt, static_cast<void*>(work), static_cast<void*>(c)})
+      (void)tessera::device::Free(x);
+  }
+  tessera::device::SetCheckedMode(previous);
+}
+
 TEST(CompatMatmulBatch, BadBatchCountsAndLayoutsAreRefused) {
   mt::MultiCoreMatmulTiling api(*platform_ascendc::PlatformAscendCManager::GetInstance());
   EXPECT_EQ(api.SetALayout(1, 0, 1, 1, 1), -1);
@@ -328,7 +413,23 @@ TEST(CompatMatmulBatch, BadBatchCountsAndLayoutsAreRefused) {
                   .ok());
   const auto st = stream->Synchronize();
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(std::string(st.message()).find("IterateBatch"), std::string::npos) << st.message();
+  EXPECT_NE(std::string(st.message()).find("divide one another"), std::string::npos)
+      << st.message();
+  // Counts that divide one another but exceed the tiling's BatchNum (2) fail with the reason too.
+  auto stream2 = tessera::device::Stream::Create();
+  ASSERT_TRUE(stream2.ok());
+  ASSERT_TRUE(tessera::device::Launch(
+                  tessera::device::LaunchConfig{1, tessera::device::KernelType::kAic, "bad", true},
+                  normal_batch, *stream2, static_cast<uint8_t*>(da), static_cast<uint8_t*>(db),
+                  static_cast<uint8_t*>(dbias), reinterpret_cast<uint8_t*>(c),
+                  static_cast<uint8_t*>(dt), uint32_t{1}, uint32_t{3})
+                  .ok());
+  const auto st2 = stream2->Synchronize();
+  ASSERT_FALSE(st2.ok());
+  EXPECT_NE(
+      std::string(st2.message()).find("max(batchA, batchB) = 3 exceeds the tiling's BatchNum 2"),
+      std::string::npos)
+      << st2.message();
   for (void* x : {da, db, dbias, dt, static_cast<void*>(c)})
     (void)tessera::device::Free(x);
 }

@@ -176,7 +176,16 @@ TEST(CubeLoad3DTest, BadParametersFailWithTheReason) {
   run(true,
       LoadData3DParamsV2<half>(padList, 16, 1, 16, 32, 16, 0, 0, 1, 1, 1, 1, 1, 1, false, false,
                                half(0.0f)),
-      "exceeds the img2col");
+      "exceeds the img2col's 16 rows");
+  // A 16 x 1 map with a 1 x 1 filter has 16 output positions: columns 8..23 run past them.
+  run(true,
+      LoadData3DParamsV2<half>(padList, 16, 1, 16, 16, 16, 0, 8, 1, 1, 1, 1, 1, 1, false, false,
+                               half(0.0f)),
+      "mStartPt + mExtension = 24 exceeds the img2col's 16 columns (Hout*Wout = 16 x 1)");
+  run(true,
+      LoadData3DParamsV2<half>(padList, 4, 4, 16, 16, 17, 0, 0, 1, 1, 1, 1, 1, 1, false, false,
+                               half(0.0f)),
+      "mStartPt + mExtension = 17 exceeds the img2col's 16 columns");
   run(true,
       LoadData3DParamsV2<half>(padList, 2, 2, 16, 16, 16, 0, 0, 1, 1, 3, 3, 1, 1, false, false,
                                half(0.0f)),

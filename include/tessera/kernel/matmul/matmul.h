@@ -206,7 +206,8 @@ class Matmul {
     p.l0c_bytes = arch_limit(ctx->l0c_bytes, prof.l0c_bytes);
     p.bt_bytes = arch_limit(ctx->bt_bytes, prof.bt_bytes);
     // Every K chunk is loaded on its own, so only the C0 alignment of baseK matters here.
-    // BatchNum only bounds IterateBatch's batch counts; the base-block rules apply per product.
+    // BatchNum bounds IterateBatch's batch counts (RunBatches); the base-block rules apply per
+    // product.
     TCubeTiling single = tiling_;
     single.BatchNum = std::min(single.BatchNum, 1);
     const Status st = tiling::CheckCubeTiling(single, p, sizeof(AT), false, true, sizeof(BiasT));
@@ -392,9 +393,11 @@ class Matmul {
   //  - BNGS1S2 and NORMAL: matrices stored one after another (NORMAL: singleCoreM x singleCoreK,
   //    or matrixStrideA/B elements apart when given).
   // The smaller of batchA/batchB is broadcast: product c reads A c / (batchC / batchA) and B
-  // c / (batchC / batchB). The bias adds singleCoreN values per product (batch c at c * N), or
-  // the same ones to every product when MM_CFG's isBiasBatch is false. Transposed operands keep
-  // their layout, the S x D matrix then holding A^T (or B^T).
+  // c / (batchC / batchB). batchC must not exceed the tiling's BatchNum (host: SetBatchNum or
+  // SetBatchInfoForNormal). The bias adds singleCoreN values per product (product c's at
+  // c * singleCoreN, as the vendor packs them), or the same ones to every product when MM_CFG's
+  // isBiasBatch is false. Transposed operands keep their layout, the S x D matrix then holding
+  // A^T (or B^T).
   template <bool sync = true, bool waitIterateBatch = false>
   void IterateBatch(const GlobalTensor<CT>& gm, uint32_t batchA, uint32_t batchB,
                     bool enSequentialWrite, const uint32_t matrixStrideA = 0,
@@ -416,7 +419,8 @@ class Matmul {
   // batchLoop IterateBatch rounds into the workspace of SetWorkspace (C's layout): round l
   // computes products l*batchC .. (l+1)*batchC - 1 from A matrices l*batchA.. and B matrices
   // l*batchB... IterateNBatch<false> computes the same; GetBatchTensorC<false> then hands out
-  // each round's C in the workspace in order.
+  // each round's C in the workspace in order: a tensor from the round's first C element to its
+  // last (for BSNGD/SBNGD C the round's matrices lie interleaved with the C layout's row pitch).
   template <bool sync = true, bool waitIterateBatch = false>
   void IterateNBatch(const uint32_t batchLoop, uint32_t batchA, uint32_t batchB,
                      bool enSequentialWrite, const uint32_t matrixStrideA = 0,
@@ -440,12 +444,16 @@ class Matmul {
                           "no IterateNBatch round is left to fetch");
     detail::MatmulRequire(std::max(batchA, batchB) == lastBatchC_, "Matmul::GetBatchTensorC",
                           "the batch counts differ from IterateNBatch's");
-    int64_t offset = 0, pitch = 0;
-    PlaceC(static_cast<int64_t>(nBatchNext_) * lastBatchC_, &offset, &pitch);
+    int64_t first = INT64_MAX, end = 0;
+    for (uint32_t i = 0; i < lastBatchC_; ++i) {
+      int64_t offset = 0, pitch = 0;
+      PlaceC(static_cast<int64_t>(nBatchNext_) * lastBatchC_ + i, &offset, &pitch);
+      first = std::min(first, offset);
+      end = std::max(end, offset + (singleM_ - 1) * pitch + singleN_);
+    }
     ++nBatchNext_;
     GlobalTensor<CT> g;
-    g.SetGlobalBuffer(static_cast<CT*>(workspace_) + offset,
-                      static_cast<uint64_t>(lastBatchC_ * singleM_ * singleN_));
+    g.SetGlobalBuffer(static_cast<CT*>(workspace_) + first, static_cast<uint64_t>(end - first));
     return g;
   }
   // Waits for the IterateBatch<false, true> / IterateNBatch<false, true> before it.
@@ -606,6 +614,10 @@ class Matmul {
                           "the tiling has no layout axes for a BSNGD/SBNGD/BNGS1S2 operand (host: "
                           "SetALayout, SetBLayout, SetCLayout)");
     const uint32_t batchC = std::max(batchA, batchB);
+    detail::MatmulRequire(
+        tiling_.BatchNum >= 1 && batchC <= static_cast<uint32_t>(tiling_.BatchNum), api,
+        "max(batchA, batchB) = " + std::to_string(batchC) + " exceeds the tiling's BatchNum " +
+            std::to_string(tiling_.BatchNum) + " (host: SetBatchNum or SetBatchInfoForNormal)");
     const int64_t normalA = strideA > 0 ? strideA : singleM_ * singleK_;
     const int64_t normalB = strideB > 0 ? strideB : singleK_ * singleN_;
     const AT* a0 = a_;
@@ -624,7 +636,7 @@ class Matmul {
       detail::MatmulJob job = Job(0, 0);
       job.a = a0 + offA;
       job.b = b0 + offB;
-      if (job.bias != nullptr && BiasPerBatch()) job.bias = bias0 + ic * orgN_;
+      if (job.bias != nullptr && BiasPerBatch()) job.bias = bias0 + ic * singleN_;
       // The engine reads A with pitch orgKa (A^T: orgM) and B with pitch orgN (B^T: orgKb).
       job.orgKa = job.orgM = pitchA;
       job.orgN = job.orgKb = pitchB;
