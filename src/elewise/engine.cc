@@ -11,6 +11,7 @@
 #include <hwy/highway.h>
 
 #include "tessera/elewise/detail/engine.h"
+#include "tessera/elewise/detail/rounded-inl.h"
 #include "tessera/kernel/detail/math-inl.h"
 
 #ifndef TESSERA_SRC_ELEWISE_ENGINE_ONCE_
@@ -519,7 +520,8 @@ class Engine {
   }
 
   // Folds `len` lanes of register a (or of a * b for a fused product) into one vector with four
-  // independent accumulators, which hide the fold latency.
+  // independent accumulators, which hide the fold latency. The product is rounded before it is
+  // folded, as a product register would be: the compiler may not contract it into an FMA.
   template <class F>
   HWY_INLINE VF FoldRow(const Instr& in, uint32_t len, bool product, float neutral, F fold) {
     const DF df;
@@ -527,7 +529,9 @@ class Engine {
     const float* t = product ? RF(in.b) : nullptr;
     const VF vn = hn::Set(df, neutral);
     const auto load = [&](size_t i) HWY_ATTR {
-      return product ? hn::Mul(hn::LoadU(df, s + i), hn::LoadU(df, t + i)) : hn::LoadU(df, s + i);
+      return product ? rounding::HWY_NAMESPACE::Rounded(
+                           hn::Mul(hn::LoadU(df, s + i), hn::LoadU(df, t + i)))
+                     : hn::LoadU(df, s + i);
     };
     VF a0 = vn, a1 = vn, a2 = vn, a3 = vn;
     size_t i = 0;

@@ -2,6 +2,8 @@
 // the five row operators (fp32, fp16, bf16) on rows of width 1 to 1000003 (spilled to the
 // workspace). Both back ends must write the same bytes.
 #include <cstdint>
+#include <cstring>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +45,85 @@ TEST(ElewiseBackends, RowReductions) {
     call.Out(DataType::kInt32, {rows}).Out(DataType::kInt32, {rows});
     call.Out(DataType::kFloat32, {rows, cols});
     ExpectBackendsAgree<Reductions>(call);
+  }
+}
+
+// ---- a fused product is rounded before it is summed
+// ---------------------------------------------------------
+
+// ReduceSum<AR>(x * y) reads x and y instead of a product register (the lowering's peephole), yet
+// sums the rounded products, as that register would hold: the compiler may not contract the
+// product with the sum into an FMA on either back end. Checked against the sum of a tensor holding
+// the products (computed on the host), on the same back end, for widths whose vectors fall in the
+// groups of four, the ungrouped full vectors and the masked tail on 4, 8 and 16 lanes.
+struct SumOfProduct {
+  template <template <class> class Tensor>
+  constexpr auto Compute() const {
+    auto x = PlaceHolder<1, Tensor<float>>();
+    auto y = PlaceHolder<2, Tensor<float>>();
+    auto s = PlaceHolder<3, Tensor<float>, ParamUsage::OUT>();
+    return (s = ReduceSum<AR>(x * y));
+  }
+};
+struct SumOf {
+  template <template <class> class Tensor>
+  constexpr auto Compute() const {
+    auto p = PlaceHolder<1, Tensor<float>>();
+    auto s = PlaceHolder<2, Tensor<float>, ParamUsage::OUT>();
+    return (s = ReduceSum<AR>(p));
+  }
+};
+
+template <template <class> class Builder>
+void ExpectProductRounded(int64_t rows, int64_t cols) {
+  using Fused = DeviceAdapter<KernelBuilder<Builder<SumOfProduct>>>;
+  using Plain = DeviceAdapter<KernelBuilder<Builder<SumOf>>>;
+  const auto n = static_cast<size_t>(rows * cols);
+  struct Buffer {
+    explicit Buffer(size_t elems) : data(static_cast<float*>(*device::Malloc(elems * 4))) {}
+    ~Buffer() { (void)device::Free(data); }
+    float* data;
+  };
+  const Buffer x(n), y(n), p(n), fused(rows), plain(rows);
+  std::mt19937 rng(static_cast<uint32_t>(cols));
+  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+  for (size_t i = 0; i < n; ++i) {
+    x.data[i] = dist(rng);
+    y.data[i] = dist(rng);
+    p.data[i] = x.data[i] * y.data[i];
+  }
+  const Shape matrix = *Shape::Make({rows, cols});
+  const Shape column = *Shape::Make({rows});
+  const std::vector<Argument> fused_args = {TensorArg{x.data, DataType::kFloat32, matrix},
+                                            TensorArg{y.data, DataType::kFloat32, matrix},
+                                            TensorArg{fused.data, DataType::kFloat32, column}};
+  const std::vector<Argument> plain_args = {TensorArg{p.data, DataType::kFloat32, matrix},
+                                            TensorArg{plain.data, DataType::kFloat32, column}};
+  const Result<device::Stream> stream = device::Stream::Create();
+  ASSERT_TRUE(stream.ok());
+  Fused fused_op;
+  Plain plain_op;
+  const Status a = fused_op.run(Arguments{fused_args, {}}, *stream);
+  ASSERT_TRUE(a.ok()) << a.ToString();
+  const Status b = plain_op.run(Arguments{plain_args, {}}, *stream);
+  ASSERT_TRUE(b.ok()) << b.ToString();
+  ASSERT_TRUE(stream->Synchronize().ok());
+  for (int64_t r = 0; r < rows; ++r) {
+    uint32_t f = 0;
+    uint32_t q = 0;
+    std::memcpy(&f, fused.data + r, 4);
+    std::memcpy(&q, plain.data + r, 4);
+    EXPECT_EQ(f, q) << "row " << r << " of " << cols << " columns: sum of x * y " << fused.data[r]
+                    << ", sum of the products " << plain.data[r];
+  }
+}
+
+TEST(ElewiseBackends, FusedProductSumRoundsTheProducts) {
+  if (device::CheckedMode()) GTEST_SKIP() << "checked mode runs the interpreter for both back ends";
+  ASSERT_TRUE(CompiledBlockBuilder<SumOfProduct>::UsesCompiledCode());
+  for (const int64_t cols : {7, 31, 85, 4097}) {
+    ExpectProductRounded<BlockBuilder>(5, cols);
+    ExpectProductRounded<CompiledBlockBuilder>(5, cols);
   }
 }
 

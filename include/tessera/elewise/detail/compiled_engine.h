@@ -39,6 +39,7 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "tessera/kernel/detail/math-inl.h"
 #pragma GCC diagnostic pop
+#include "tessera/elewise/detail/rounded-inl.h"
 
 namespace tessera::elewise::compiled {
 
@@ -65,6 +66,9 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 namespace km = ::tessera::kernel::math::HWY_NAMESPACE;
+// Every instruction's result passes through it: no FMA contraction across statements
+// (rounded-inl.h).
+using ::tessera::elewise::rounding::HWY_NAMESPACE::Rounded;
 
 // Vector bytes of a Highway target bit (x86: the width classes; elsewhere only the static target
 // counts as "as wide").
@@ -501,7 +505,7 @@ class Engine {
       hn::StoreU(reg[in.a], df, SpillAddress(in.index, c));
     } else if constexpr (in.op == OpCode::kReduce) {
       VF v = reg[in.a];
-      if constexpr ((in.mode & tile::kReduceOfProduct) != 0) v = hn::Mul(v, reg[in.b]);
+      if constexpr ((in.mode & tile::kReduceOfProduct) != 0) v = Rounded(hn::Mul(v, reg[in.b]));
       if constexpr (kMask) v = hn::IfThenElse(hn::FirstN(df, n), v, Neutral(in));
       acc[in.index][kSlot] = Fold(in, acc[in.index][kSlot], v);
     } else if constexpr (in.op >= OpCode::kNeg && in.op <= OpCode::kSilu) {
@@ -532,21 +536,6 @@ class Engine {
     } else {
       static_assert(in.op == OpCode::kLoad, "compiled elewise engine: an opcode it does not know");
     }
-  }
-
-  // Each instruction's result as its own rounded value: an empty asm the value must pass through
-  // keeps the compiler from contracting it with the next instruction (a product and an add into
-  // one FMA), which the interpreter, storing every result, never does.
-  static HWY_INLINE VF Rounded(VF v) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128 && \
-    (defined(__GNUC__) || defined(__clang__))
-#if HWY_TARGET <= HWY_AVX3
-    asm("" : "+v"(v.raw));
-#else
-    asm("" : "+x"(v.raw));
-#endif
-#endif
-    return v;
   }
 
   template <OpCode kOp, bool kInt>
