@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "dev_buf.h"
 #include "kernel_operator.h"
 #include "tessera/device/launch.h"
 #include "tessera/device/memory.h"
@@ -32,43 +33,8 @@ END_TILING_DATA_DEF;
 
 namespace {
 
-// One device buffer mirrored by a host vector.
-template <class T>
-class DevBuf {
- public:
-  explicit DevBuf(std::vector<T> host) : host_(std::move(host)) {
-    auto p = tessera::device::Malloc(std::max<size_t>(host_.size(), 1) * sizeof(T));
-    EXPECT_TRUE(p.ok());
-    ptr_ = *p;
-    Upload();
-  }
-  ~DevBuf() { EXPECT_TRUE(tessera::device::Free(ptr_).ok()); }
-  DevBuf(const DevBuf&) = delete;
-  DevBuf& operator=(const DevBuf&) = delete;
-  void Upload() {
-    EXPECT_TRUE(tessera::device::Memcpy(ptr_, bytes(), host_.data(), bytes(),
-                                        tessera::device::MemcpyKind::kHostToDevice)
-                    .ok());
-  }
-  std::vector<T>& Download() {
-    EXPECT_TRUE(tessera::device::Memcpy(host_.data(), bytes(), ptr_, bytes(),
-                                        tessera::device::MemcpyKind::kDeviceToHost)
-                    .ok());
-    return host_;
-  }
-  uint8_t* gm() const { return static_cast<uint8_t*>(ptr_); }
-  size_t bytes() const { return host_.size() * sizeof(T); }
-
- private:
-  std::vector<T> host_;
-  void* ptr_ = nullptr;
-};
-
-template <class T>
-uint32_t Align(uint32_t n) {
-  const uint32_t per = 32 / sizeof(T);
-  return (n + per - 1) / per * per;
-}
+using adv_test::Align;
+using adv_test::DevBuf;
 
 template <class T>
 std::vector<T> Random(size_t n, float lo, float hi, uint32_t seed) {

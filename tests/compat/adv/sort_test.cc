@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "dev_buf.h"
 #include "kernel_operator.h"
 #include "tessera/device/launch.h"
 #include "tessera/device/memory.h"
@@ -18,33 +19,7 @@
 
 namespace {
 
-template <class T>
-class DevBuf {
- public:
-  explicit DevBuf(std::vector<T> host) : host_(std::move(host)) {
-    auto p = tessera::device::Malloc(std::max<size_t>(host_.size(), 1) * sizeof(T));
-    EXPECT_TRUE(p.ok());
-    ptr_ = *p;
-    EXPECT_TRUE(tessera::device::Memcpy(ptr_, bytes(), host_.data(), bytes(),
-                                        tessera::device::MemcpyKind::kHostToDevice)
-                    .ok());
-  }
-  ~DevBuf() { EXPECT_TRUE(tessera::device::Free(ptr_).ok()); }
-  DevBuf(const DevBuf&) = delete;
-  DevBuf& operator=(const DevBuf&) = delete;
-  std::vector<T>& Download() {
-    EXPECT_TRUE(tessera::device::Memcpy(host_.data(), bytes(), ptr_, bytes(),
-                                        tessera::device::MemcpyKind::kDeviceToHost)
-                    .ok());
-    return host_;
-  }
-  uint8_t* gm() const { return static_cast<uint8_t*>(ptr_); }
-  size_t bytes() const { return host_.size() * sizeof(T); }
-
- private:
-  std::vector<T> host_;
-  void* ptr_ = nullptr;
-};
+using adv_test::DevBuf;
 
 using UbBuf = AscendC::TBuf<AscendC::TPosition::VECCALC>;
 
