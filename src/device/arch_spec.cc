@@ -180,7 +180,7 @@ const std::vector<CpuModel>& KnownCpuModels() {
 }
 
 const CpuModel* FindCpuModel(std::string_view name) {
-  for (const CpuModel& m : kCpuModels) {
+  for (const CpuModel& m : KnownCpuModels()) {
     if (m.name == name) return &m;
   }
   return nullptr;
