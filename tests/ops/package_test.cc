@@ -84,9 +84,12 @@ TEST(PackageTest, EntriesMatchTheSupportedCombinations) {
   EXPECT_EQ(exported, expected);
   EXPECT_EQ(exported.size(), 23u + 31u + 16u + 5u * 3);
   // 4 dtypes x 4 transpose layouts (x {AIC, MIX} for MatMul); Addmm and MatMulAct: one per dtype.
-  EXPECT_EQ(matmul_entries,
-            (std::map<std::string, int>{
-                {"mat_mul", 32}, {"batch_mat_mul", 16}, {"addmm", 4}, {"mat_mul_act", 4}}));
+  // The float, half and bfloat16 ones again with the large tiles (tiling-key bit 11); int8 keeps
+  // the default tiles only.
+  EXPECT_EQ(matmul_entries, (std::map<std::string, int>{{"mat_mul", 32 + 3 * 8},
+                                                        {"batch_mat_mul", 16 + 3 * 4},
+                                                        {"addmm", 4 + 3},
+                                                        {"mat_mul_act", 4 + 3}}));
 }
 
 TEST(PackageTest, CheckCallListsSupportedCombinations) {
