@@ -310,6 +310,9 @@ function(tessera_add_op_package)
   add_custom_target(${PKG_NAME}_package ALL DEPENDS ${PKG_OUTPUT_DIR}/manifest.json ${PKG_NAME}_op_api
                     ${aclnn_target})
   set_property(TARGET ${PKG_NAME}_package PROPERTY TESSERA_PACKAGE_DIR ${PKG_OUTPUT_DIR})
+  # The kernel library targets, one per SoC in PKG_SOCS order (the first is the default target:
+  # the build machine's level unless SOCS/COMPUTE_UNITS say otherwise).
+  set_property(TARGET ${PKG_NAME}_package PROPERTY TESSERA_PACKAGE_KERNEL_TARGETS ${kernel_targets})
 
   # The linked form (built only when something links it): op definitions, tiling functions and the
   # kernels of ONE target, compiled once into objects shared by a shared and a static library, plus

@@ -1,18 +1,42 @@
 #include "ops_test_util.h"
 
+#include <dlfcn.h>
+
 #include <array>
 #include <optional>
+#include <span>
 
 #include "tessera/device/device.h"
+#include "tessera/device/kernel_abi.h"
 #include "tessera/device/launch.h"
 #include "tessera/device/memory.h"
 #include "tessera/runtime/op_registration.h"
 
-// Defined by the kernel sources compiled into this test (TESSERA_KERNEL_LIBRARY).
-extern "C" const tessera::device::KernelEntryInfo* tessera_kernel_entries(size_t* count);
-
 namespace tessera::ops::testing {
 namespace {
+
+// The entry list of the built-in package's kernel library for this machine, loaded once and kept
+// loaded (TESSERA_TEST_BUILTIN_KERNELS). A library that cannot be loaded fails every test that
+// asks for an entry, naming the library and dlerror().
+std::span<const device::KernelEntryInfo> BuiltinEntries() {
+  static const std::span<const device::KernelEntryInfo> entries = [] {
+    void* lib = dlopen(TESSERA_TEST_BUILTIN_KERNELS, RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) {
+      ADD_FAILURE() << "cannot load " << TESSERA_TEST_BUILTIN_KERNELS << ": " << dlerror();
+      return std::span<const device::KernelEntryInfo>();
+    }
+    auto list = reinterpret_cast<device::KernelEntriesFn>(dlsym(lib, device::kKernelEntriesSymbol));
+    if (list == nullptr) {
+      ADD_FAILURE() << TESSERA_TEST_BUILTIN_KERNELS << " does not export "
+                    << device::kKernelEntriesSymbol;
+      return std::span<const device::KernelEntryInfo>();
+    }
+    size_t count = 0;
+    const device::KernelEntryInfo* first = list(&count);
+    return std::span<const device::KernelEntryInfo>(first, count);
+  }();
+  return entries;
+}
 
 // The largest entry arity: two inputs, one output, workspace, tiling.
 constexpr size_t kMaxArgs = 5;
@@ -62,16 +86,13 @@ Result<size_t> Bytes(const TensorDesc& d) {
 }  // namespace
 
 std::vector<device::KernelEntryInfo> AllEntries() {
-  size_t count = 0;
-  const device::KernelEntryInfo* entries = tessera_kernel_entries(&count);
-  return {entries, entries + count};
+  const std::span<const device::KernelEntryInfo> entries = BuiltinEntries();
+  return {entries.begin(), entries.end()};
 }
 
 const device::KernelEntryInfo* FindEntry(const std::string& kernel, uint64_t key) {
-  size_t count = 0;
-  const device::KernelEntryInfo* entries = tessera_kernel_entries(&count);
-  for (size_t i = 0; i < count; ++i) {
-    if (kernel == entries[i].kernel && entries[i].tiling_key == key) return &entries[i];
+  for (const device::KernelEntryInfo& e : BuiltinEntries()) {
+    if (kernel == e.kernel && e.tiling_key == key) return &e;
   }
   return nullptr;
 }
