@@ -207,6 +207,13 @@ function(tessera_add_op_package)
     endif()
     _tessera_target_flag(${soc} target_flag)
     target_compile_options(${kt} PRIVATE ${target_flag})
+    # Sanitizer builds check the host side (runtime, device, the kernel API's own libraries and
+    # its tests) instrumented; a package's kernels are left uninstrumented, since checked mode is
+    # what checks kernel memory (GM guard pages, UB and L1/L0 bounds), and instrumenting the
+    # template-heavy kernel sources costs several times their plain compile.
+    if(TESSERA_SANITIZE)
+      target_compile_options(${kt} PRIVATE -fno-sanitize=all)
+    endif()
     target_compile_definitions(${kt} PRIVATE TESSERA_PACKAGE_NAMESPACE=${pkg_namespace})
     set_target_properties(${kt} PROPERTIES
       BUILD_RPATH "$ORIGIN/../../../../.."
