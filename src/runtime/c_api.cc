@@ -162,8 +162,15 @@ void* NewHandle(HandleKind kind, size_t size, void (*init)(void* memory, void* a
   HandleRegistry& r = Handles();
   std::unique_lock lock(r.mu);
   void* memory = TakeHandleMemory(r, size);
+  // The registry's node first: if it cannot be allocated, nothing is constructed yet and the
+  // memory goes back to the heap (init must not throw).
+  try {
+    r.live.emplace(memory, kind);
+  } catch (...) {
+    ::operator delete(memory);
+    throw;
+  }
   init(memory, arg);
-  r.live[memory] = kind;
   return memory;
 }
 

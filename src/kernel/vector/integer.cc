@@ -73,6 +73,15 @@ void ShiftT(ShiftOp op, T* dst, const T* src, const T* amounts, uint32_t bits, s
   using V = hn::Vec<decltype(d)>;
   constexpr int kWidth = static_cast<int>(sizeof(T) * 8);
   if (amounts == nullptr) {
+    // A shift of the width or more moves every bit out, as for per-element amounts below.
+    if (bits >= static_cast<uint32_t>(kWidth)) {
+      if (op == ShiftOp::kRight && hwy::IsSigned<T>()) {
+        return MapAny(dst, src, static_cast<const T*>(nullptr), n,
+                      [](auto, V x, V) { return hn::ShiftRight<kWidth - 1>(x); });
+      }
+      return MapAny(dst, src, static_cast<const T*>(nullptr), n,
+                    [](auto d2, V, V) { return hn::Zero(d2); });
+    }
     const int b = static_cast<int>(bits);
     if (op == ShiftOp::kLeft) {
       return MapAny(dst, src, static_cast<const T*>(nullptr), n,

@@ -72,6 +72,14 @@ void CheckBitwise() {
       // Arithmetic for signed types (C++20 defines >> on negatives as arithmetic).
       expect("ShiftRight", [&](int i) { return T(a.v[i] >> sh); });
     }
+    // A scalar shift of the width or more (checked mode reports it) moves every bit out.
+    for (uint32_t sh : {uint32_t(sizeof(T) * 8), uint32_t(sizeof(T) * 8 + 3)}) {
+      ShiftLeft(d.t(), a.t(), static_cast<T>(sh), n);
+      expect("ShiftLeft(too far)", [&](int) { return U(0); });
+      ShiftRight(d.t(), a.t(), static_cast<T>(sh), n);
+      expect("ShiftRight(too far)",
+             [&](int i) { return T(std::is_signed_v<T> && a.v[i] < 0 ? -1 : 0); });
+    }
     // Per-element amounts, including ones of the width or more and negative ones.
     IntBuf<T> amounts(n, 5 + n);
     for (auto& x : amounts.v)

@@ -62,10 +62,12 @@ class InlineVector {
     if (n > capacity_) Grow(n);
   }
   void resize(size_t n) { resize(n, T{}); }
+  // `value` is copied before growing: it may be one of this vector's elements.
   void resize(size_t n, const T& value) {
+    const T copy = value;
     reserve(n);
     for (size_t i = size_; i < n; ++i)
-      ::new (static_cast<void*>(data() + i)) T(value);
+      ::new (static_cast<void*>(data() + i)) T(copy);
     size_ = n;
   }
   void assign(size_t n, const T& value) {
@@ -73,8 +75,9 @@ class InlineVector {
     resize(n, value);
   }
   void push_back(const T& value) {
+    const T copy = value;
     if (size_ == capacity_) Grow(2 * capacity_);
-    ::new (static_cast<void*>(data() + size_)) T(value);
+    ::new (static_cast<void*>(data() + size_)) T(copy);
     ++size_;
   }
   template <class... Args>
