@@ -46,15 +46,16 @@ double Median(std::vector<double> v) {
 
 // ---- peaks: independent accumulator chains that never leave the registers -------------------
 
-#define TSR_REP24(X) \
-  X(0)               \
-  X(1)               \
-  X(2)               \
-  X(3)               \
-  X(4)               \
-  X(5)               \
-  X(6)               \
-  X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23)
+#define TSR_REP24(X)                                                                           \
+  X(0)                                                                                         \
+  X(1)                                                                                         \
+  X(2)                                                                                         \
+  X(3)                                                                                         \
+  X(4)                                                                                         \
+  X(5)                                                                                         \
+  X(6)                                                                                         \
+  X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) \
+      X(23)
 #define TSR_DECL(i) __m512 acc##i = _mm512_set1_ps(float(i) * 1e-3f);
 #define TSR_SUM(i) +_mm512_reduce_add_ps(acc##i)
 
