@@ -300,8 +300,11 @@ void Engine(const EngineArgs& e) {
       p.cols = e.n - q * 16 < kNr ? e.n - q * 16 : kNr;
       p.bias = (!p.load_c && e.bias != nullptr) ? e.bias + q * 16 : nullptr;
       uint32_t* c_col = e.c + size_t(q) * mp16;
-      for (uint32_t row0 = 0; row0 < e.m; row0 += kMr) {
-        const uint32_t mr = e.m - row0 < uint32_t(kMr) ? e.m - row0 : uint32_t(kMr);
+      for (uint32_t row0 = 0, mr = 0; row0 < e.m; row0 += mr) {
+        // A last block of 1 or 2 rows would run only 2 or 4 accumulator chains, too few to hide
+        // the FMA latency: the last 7 or 8 rows go as 4 + 3 or 4 + 4.
+        const uint32_t left = e.m - row0;
+        mr = left == 7 || left == 8 ? 4 : left < uint32_t(kMr) ? left : uint32_t(kMr);
         for (uint32_t r = 0; r < mr; ++r) {
           const uint32_t i = row0 + r;
           p.row_off[r] = size_t(i / 16) * e.a_strip + size_t(i % 16) * C0U;
