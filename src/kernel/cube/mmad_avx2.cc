@@ -296,15 +296,27 @@ void Engine(const EngineArgs& e) {
           _mm256_storeu_si256(x, _mm256_and_si256(_mm256_loadu_si256(x), low));
         }
       }
+      // The next column's B fractals sit n1 fractals apart, a stride the hardware prefetcher
+      // does not follow: fetch them into L2 while this column's row blocks run.
+      if (q + 1 < n1) {
+        for (uint32_t kf = 0; kf < kf_count; ++kf) {
+          const char* next =
+              reinterpret_cast<const char*>(e.b) + (size_t(kf0 + kf) * n1 + q + 1) * 512;
+          for (uint32_t line = 0; line < 512; line += 64)
+            _mm_prefetch(next + line, _MM_HINT_T1);
+        }
+      }
       p.b = panel;
       p.cols = e.n - q * 16 < kNr ? e.n - q * 16 : kNr;
       p.bias = (!p.load_c && e.bias != nullptr) ? e.bias + q * 16 : nullptr;
       uint32_t* c_col = e.c + size_t(q) * mp16;
       for (uint32_t row0 = 0, mr = 0; row0 < e.m; row0 += mr) {
-        // A last block of 1 or 2 rows would run only 2 or 4 accumulator chains, too few to hide
-        // the FMA latency: the last 7 or 8 rows go as 4 + 3 or 4 + 4.
+        // The last 7..11 rows go as two blocks of about half each rather than 6 + a narrow rest:
+        // a block of 1 or 2 rows runs too few FMA chains to hide the latency.
         const uint32_t left = e.m - row0;
-        mr = left == 7 || left == 8 ? 4 : left < uint32_t(kMr) ? left : uint32_t(kMr);
+        mr = left > uint32_t(kMr) && left < 2 * uint32_t(kMr) ? (left + 1) / 2
+             : left < uint32_t(kMr)                           ? left
+                                                              : uint32_t(kMr);
         for (uint32_t r = 0; r < mr; ++r) {
           const uint32_t i = row0 + r;
           p.row_off[r] = size_t(i / 16) * e.a_strip + size_t(i % 16) * C0U;
