@@ -306,7 +306,9 @@ TEST(MmadKernels, DefaultPathIsTheBestAvailable) {
   for (MmadKind kind : {MmadKind::kF32, MmadKind::kF16, MmadKind::kBF16, MmadKind::kS8}) {
     const MmadPath best = MmadDefaultPath(kind);
     EXPECT_NE(std::find(paths.begin(), paths.end(), best), paths.end());
-    if (kind != MmadKind::kBF16) EXPECT_EQ(best, paths.back());
+    if (kind != MmadKind::kBF16) {
+      EXPECT_EQ(best, paths.back());
+    }
   }
   // RunMmad gives the same bits as the default path.
   std::mt19937 rng(5);
