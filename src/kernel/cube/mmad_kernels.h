@@ -30,7 +30,7 @@ void RunMmad(const MmadCall& call);
 // Implementations, best last. kScalar is portable; the others need the CPU features named.
 enum class MmadPath : uint8_t {
   kScalar,      // plain C++ loops (any CPU)
-  kAvx2,        // AVX2+FMA+F16C: packed 6 x 16 blocks; f16/bf16 widened to f32, s8 as s32 (exact)
+  kAvx2,        // AVX2+FMA+F16C: 6 x 16 blocks; f16/bf16 widened to f32, s8 via vpmaddwd (exact)
   kAvx512,      // AVX512F+BW: f32 FMA, f16/bf16 widened to f32, s8 via vpmaddwd (exact)
   kAvx512Bf16,  // + AVX512_BF16 and AVX512_VNNI: bf16 via vdpbf16ps, s8 via vpdpwssd (exact)
 };
