@@ -56,7 +56,12 @@ void RunBinary(BinaryOp op, const char* api, const LocalTensor<T>& dst, const Lo
     CheckCount(b, count, api, "src1");
     detail::ShadowPropagate(dst.data(), a.data(), b.data(), uint64_t(count) * sizeof(T));
   }
-  if (count > 0) Binary(op, DTypeOf<T>(), dst.data(), a.data(), b.data(), count);
+  if (count <= 0) return;
+  if constexpr (std::is_same_v<T, int16_t>) {
+    BinaryI16(op, dst.data(), a.data(), b.data(), count);
+  } else {
+    Binary(op, DTypeOf<T>(), dst.data(), a.data(), b.data(), count);
+  }
 }
 
 template <class T>
@@ -149,12 +154,16 @@ void RunUnaryRepeat(const char* api, bool is_set_mask, const LocalTensor<T>& dst
 // ---------------------------------------------------------------------------------------------
 // Binary, count form: dst[i] = src0[i] op src1[i] for i < count.
 // float/half/bfloat16: correctly rounded (IEEE fp32 op; 16-bit types then rounded once).
-// int32: wraps modulo 2^32. Max/Min with a NaN operand return the second operand (x86 rule).
+// int32 / int16 (Add, Sub, Mul, Max, Min): wrap modulo 2^32 / 2^16. Max/Min with a NaN operand
+// return the second operand (x86 rule).
 
 #define TESSERA_VEC_ANY_TYPE(api)                       \
   static_assert(vec::kIsVectorType<T>, api              \
                 ": supported element types are float, " \
                 "half, bfloat16 and int32_t")
+#define TESSERA_VEC_ARITH_TYPE(api)                                  \
+  static_assert(vec::kIsVectorType<T> || std::is_same_v<T, int16_t>, \
+                api ": supported element types are float, half, bfloat16, int32_t and int16_t")
 #define TESSERA_VEC_FLOAT_TYPE(api)                              \
   static_assert(vec::kIsFloatType<T>, api                        \
                 ": supported element types are float, half and " \
@@ -163,19 +172,19 @@ void RunUnaryRepeat(const char* api, bool is_set_mask, const LocalTensor<T>& dst
 template <class T>
 void Add(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
          int32_t count) {
-  TESSERA_VEC_ANY_TYPE("Add");
+  TESSERA_VEC_ARITH_TYPE("Add");
   vec::RunBinary(vec::BinaryOp::kAdd, "Add", dst, src0, src1, count);
 }
 template <class T>
 void Sub(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
          int32_t count) {
-  TESSERA_VEC_ANY_TYPE("Sub");
+  TESSERA_VEC_ARITH_TYPE("Sub");
   vec::RunBinary(vec::BinaryOp::kSub, "Sub", dst, src0, src1, count);
 }
 template <class T>
 void Mul(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
          int32_t count) {
-  TESSERA_VEC_ANY_TYPE("Mul");
+  TESSERA_VEC_ARITH_TYPE("Mul");
   vec::RunBinary(vec::BinaryOp::kMul, "Mul", dst, src0, src1, count);
 }
 template <class T>
@@ -187,13 +196,13 @@ void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTenso
 template <class T>
 void Max(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
          int32_t count) {
-  TESSERA_VEC_ANY_TYPE("Max");
+  TESSERA_VEC_ARITH_TYPE("Max");
   vec::RunBinary(vec::BinaryOp::kMax, "Max", dst, src0, src1, count);
 }
 template <class T>
 void Min(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
          int32_t count) {
-  TESSERA_VEC_ANY_TYPE("Min");
+  TESSERA_VEC_ARITH_TYPE("Min");
   vec::RunBinary(vec::BinaryOp::kMin, "Min", dst, src0, src1, count);
 }
 
@@ -448,8 +457,9 @@ void Silu(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
 // ---------------------------------------------------------------------------------------------
 // Cast(dst<U>, src<T>, mode, count). Supported pairs: half/bfloat16 -> float (exact, mode
 // ignored); float/half/bfloat16/int32 -> half, float/half -> bfloat16, float/half/bfloat16 ->
-// int32, int32 -> float, each with every RoundMode except ODD to int32 (a checked-mode error;
-// fast mode writes nothing). To int32: out-of-range values saturate, NaN gives 0.
+// int32, int32 -> float, int8/uint8 -> half (exact), half -> int8/uint8 (saturating, NaN gives
+// 0), each with every RoundMode except ODD to an integer type (a checked-mode error; fast mode
+// writes nothing). To int32: out-of-range values saturate, NaN gives 0.
 // Overflow to half/bfloat16 follows IEEE: RINT/ROUND/away directions give Inf, FLOOR of a large
 // positive (and TRUNC, ODD) give the largest finite value.
 
@@ -464,20 +474,33 @@ void Cast(const LocalTensor<U>& dst, const LocalTensor<T>& src, RoundMode mode, 
   constexpr bool kToBf16 =
       std::is_same_v<U, bfloat16> && (std::is_same_v<T, float> || std::is_same_v<T, half>);
   constexpr bool kToInt = std::is_same_v<U, int32_t> && vec::kIsFloatType<T>;
-  static_assert(kToFloat || kToHalf || kToBf16 || kToInt,
+  constexpr bool kByteToHalf =
+      std::is_same_v<U, half> && (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>);
+  constexpr bool kHalfToByte =
+      std::is_same_v<T, half> && (std::is_same_v<U, int8_t> || std::is_same_v<U, uint8_t>);
+  static_assert(kToFloat || kToHalf || kToBf16 || kToInt || kByteToHalf || kHalfToByte,
                 "Cast: unsupported type pair. Supported: half/bfloat16/int32 -> float, "
                 "float/bfloat16/int32 -> half, float/half -> bfloat16, float/half/bfloat16 -> "
-                "int32 (int32 -> bfloat16 would round twice: cast to float first)");
+                "int32, int8/uint8 <-> half (int32 -> bfloat16 would round twice: cast to float "
+                "first)");
   if (dst.checked()) {
     vec::CheckCount(dst, static_cast<int32_t>(count), "Cast", "dst");
     vec::CheckCount(src, static_cast<int32_t>(count), "Cast", "src");
     detail::ShadowPropagateCast(dst.data(), sizeof(U), src.data(), sizeof(T), count);
   }
   if (count == 0) return;
-  const bool ok =
-      vec::Cast(vec::DTypeOf<U>(), vec::DTypeOf<T>(), mode, dst.data(), src.data(), count);
-  TESSERA_KERNEL_CHECK(dst.checked(), ok, "Cast",
-                       "RoundMode CAST_ODD is not defined for a conversion to int32");
+  if constexpr (kByteToHalf) {
+    vec::CastByteToHalf(std::is_signed_v<T>, dst.data(), src.data(), count);
+  } else if constexpr (kHalfToByte) {
+    const bool ok = vec::CastHalfToByte(std::is_signed_v<U>, mode, dst.data(), src.data(), count);
+    TESSERA_KERNEL_CHECK(dst.checked(), ok, "Cast",
+                         "RoundMode CAST_ODD is not defined for a conversion to int8/uint8");
+  } else {
+    const bool ok =
+        vec::Cast(vec::DTypeOf<U>(), vec::DTypeOf<T>(), mode, dst.data(), src.data(), count);
+    TESSERA_KERNEL_CHECK(dst.checked(), ok, "Cast",
+                         "RoundMode CAST_ODD is not defined for a conversion to int32");
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -674,6 +697,7 @@ void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t rows
 
 #undef TESSERA_VEC_ANY_TYPE
 #undef TESSERA_VEC_FLOAT_TYPE
+#undef TESSERA_VEC_ARITH_TYPE
 
 }  // namespace tessera::kernel
 

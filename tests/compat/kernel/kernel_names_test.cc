@@ -4,8 +4,11 @@
 #undef NDEBUG
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -243,6 +246,251 @@ TEST(CompatKernelNames, DataCopyPadFillsWithSetPadValueWithoutIsPad) {
     CheckPad<float>(2, len, false, true);
     CheckPad<int32_t>(1, len, true, true);  // isPad: paddingValue wins
     CheckPad<float>(2, len, false, false);  // never set: the bytes stay as they were
+  }
+}
+
+// z[i] = x[i + offset] through UB, with the L2 hints the vendor's best-practice samples set on
+// streamed inputs: the hint reaches views (operator[]) and the data is unchanged by it.
+__global__ __vector__ void l2_hint_custom(__gm__ float* x, __gm__ float* z, uint32_t offset,
+                                          uint32_t len, __gm__ int32_t* modes) {
+  AscendC::GlobalTensor<float> xGm, zGm;
+  xGm.SetGlobalBuffer(x, offset + len);
+  zGm.SetGlobalBuffer(z, len);
+  xGm.SetL2CacheHint(AscendC::CacheMode::CACHE_MODE_DISABLE);
+  zGm.SetL2CacheHint<AscendC::CacheRwMode::WRITE>(AscendC::CacheMode::CACHE_MODE_LAST);
+  AscendC::GlobalTensor<float> view = xGm[offset];
+  modes[0] = static_cast<int32_t>(view.GetL2CacheHint());
+  modes[1] = static_cast<int32_t>(zGm.GetL2CacheHint());
+  AscendC::TPipe pipe;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, AscendC::DivCeil(len, 8u) * 32);
+  AscendC::LocalTensor<float> ub = buf.Get<float>();
+  AscendC::DataCopyPad(ub, view, AscendC::DataCopyExtParams{1, len * 4, 0, 0, 0},
+                       AscendC::DataCopyPadExtParams<float>{false, 0, 0, 0});
+  AscendC::PipeBarrier<PIPE_ALL>();
+  AscendC::DataCopyPad(zGm, ub, AscendC::DataCopyExtParams{1, len * 4, 0, 0, 0});
+  xGm.SetL2CacheHint(AscendC::CacheMode::CACHE_MODE_NORMAL);
+  modes[2] = static_cast<int32_t>(xGm.GetL2CacheHint());
+}
+
+TEST(CompatKernelNames, SetL2CacheHintKeepsDataAndReachesViews) {
+  for (uint32_t len : {1u, 7u, 31u, 4097u}) {
+    const uint32_t offset = len % 5 + 3;
+    std::mt19937 rng(len);
+    std::uniform_real_distribution<float> dist(-100.f, 100.f);
+    std::vector<float> x(offset + len), z(len);
+    for (auto& v : x)
+      v = dist(rng);
+    auto dx = tessera::device::Malloc(x.size() * 4);
+    auto dz = tessera::device::Malloc(z.size() * 4);
+    auto dm = tessera::device::Malloc(3 * 4);
+    ASSERT_TRUE(dx.ok() && dz.ok() && dm.ok());
+    ASSERT_TRUE(tessera::device::Memcpy(*dx, x.size() * 4, x.data(), x.size() * 4,
+                                        tessera::device::MemcpyKind::kHostToDevice)
+                    .ok());
+    tessera::device::Stream stream;
+    ASSERT_TRUE(tessera::device::Launch(l2_hint_custom, 1, stream, static_cast<float*>(*dx),
+                                        static_cast<float*>(*dz), offset, len,
+                                        static_cast<int32_t*>(*dm))
+                    .ok());
+    ASSERT_TRUE(stream.Synchronize().ok());
+    int32_t modes[3];
+    ASSERT_TRUE(tessera::device::Memcpy(z.data(), z.size() * 4, *dz, z.size() * 4,
+                                        tessera::device::MemcpyKind::kDeviceToHost)
+                    .ok());
+    ASSERT_TRUE(tessera::device::Memcpy(modes, sizeof(modes), *dm, sizeof(modes),
+                                        tessera::device::MemcpyKind::kDeviceToHost)
+                    .ok());
+    for (uint32_t i = 0; i < len; ++i)
+      ASSERT_EQ(z[i], x[offset + i]) << "len " << len << " i " << i;
+    EXPECT_EQ(modes[0], static_cast<int32_t>(AscendC::CacheMode::CACHE_MODE_DISABLE));
+    EXPECT_EQ(modes[1], static_cast<int32_t>(AscendC::CacheMode::CACHE_MODE_LAST));
+    EXPECT_EQ(modes[2], static_cast<int32_t>(AscendC::CacheMode::CACHE_MODE_NORMAL));
+    ASSERT_TRUE(tessera::device::Free(*dx).ok());
+    ASSERT_TRUE(tessera::device::Free(*dz).ok());
+    ASSERT_TRUE(tessera::device::Free(*dm).ok());
+  }
+}
+
+// Copies `n` elements of x to UB, applies `body(out_ub, in_ub)` and copies the result to z.
+template <class In, class Out, class Body>
+void RunUbKernel(const std::vector<In>& x, std::vector<Out>& z, const Body& body) {
+  const uint32_t n = static_cast<uint32_t>(x.size());
+  auto dx = tessera::device::Malloc(n * sizeof(In));
+  auto dz = tessera::device::Malloc(n * sizeof(Out));
+  ASSERT_TRUE(dx.ok() && dz.ok());
+  ASSERT_TRUE(tessera::device::Memcpy(*dx, n * sizeof(In), x.data(), n * sizeof(In),
+                                      tessera::device::MemcpyKind::kHostToDevice)
+                  .ok());
+  auto kernel = [](In* xp, Out* zp, uint32_t count, const Body* b) {
+    AscendC::TPipe pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> in_buf, out_buf;
+    pipe.InitBuffer(in_buf, AscendC::DivCeil(count * sizeof(In), 32u) * 32);
+    pipe.InitBuffer(out_buf, AscendC::DivCeil(count * sizeof(Out), 32u) * 32);
+    AscendC::GlobalTensor<In> xGm;
+    AscendC::GlobalTensor<Out> zGm;
+    xGm.SetGlobalBuffer(xp, count);
+    zGm.SetGlobalBuffer(zp, count);
+    AscendC::LocalTensor<In> in = in_buf.Get<In>();
+    AscendC::LocalTensor<Out> out = out_buf.Get<Out>();
+    AscendC::DataCopyPad(in, xGm,
+                         AscendC::DataCopyExtParams{1, uint32_t(count * sizeof(In)), 0, 0, 0},
+                         AscendC::DataCopyPadExtParams<In>{false, 0, 0, 0});
+    AscendC::PipeBarrier<PIPE_ALL>();
+    (*b)(out, in, count);
+    AscendC::PipeBarrier<PIPE_ALL>();
+    AscendC::DataCopyPad(zGm, out,
+                         AscendC::DataCopyExtParams{1, uint32_t(count * sizeof(Out)), 0, 0, 0});
+  };
+  tessera::device::Stream stream;
+  ASSERT_TRUE(tessera::device::Launch(+kernel, 1, stream, static_cast<In*>(*dx),
+                                      static_cast<Out*>(*dz), n, &body)
+                  .ok());
+  ASSERT_TRUE(stream.Synchronize().ok());
+  z.resize(n);
+  ASSERT_TRUE(tessera::device::Memcpy(z.data(), n * sizeof(Out), *dz, n * sizeof(Out),
+                                      tessera::device::MemcpyKind::kDeviceToHost)
+                  .ok());
+  ASSERT_TRUE(tessera::device::Free(*dx).ok());
+  ASSERT_TRUE(tessera::device::Free(*dz).ok());
+}
+
+// The vendor's precision-conversion rules for half -> int8/uint8: round by the mode (NONE is
+// RINT for a lossy conversion), saturate to the byte type's range, NaN gives 0.
+long double RoundRef(long double v, AscendC::RoundMode mode) {
+  switch (mode) {
+    case AscendC::RoundMode::CAST_FLOOR:
+      return std::floor(v);
+    case AscendC::RoundMode::CAST_CEIL:
+      return std::ceil(v);
+    case AscendC::RoundMode::CAST_ROUND:
+      return std::round(v);
+    case AscendC::RoundMode::CAST_TRUNC:
+      return std::trunc(v);
+    default: {
+      const long double f = std::floor(v);
+      if (v - f != 0.5L) return v - f < 0.5L ? f : f + 1;
+      return std::fmod(f, 2.0L) == 0 ? f : f + 1;
+    }
+  }
+}
+
+template <class B>
+void CheckHalfToByte(uint32_t n, AscendC::RoundMode mode) {
+  std::mt19937 rng(n * 7 + static_cast<int>(mode));
+  std::uniform_real_distribution<float> dist(std::is_signed_v<B> ? -160.f : -20.f, 300.f);
+  std::vector<half> x(n);
+  for (auto& v : x)
+    v = half(dist(rng));
+  if (n > 3) {
+    x[0] = half(std::numeric_limits<float>::quiet_NaN());
+    x[1] = half(2.5f);  // a tie
+    x[2] = half(-0.5f);
+  }
+  std::vector<B> z;
+  auto body = [mode](const AscendC::LocalTensor<B>& out, const AscendC::LocalTensor<half>& in,
+                     uint32_t count) { AscendC::Cast(out, in, mode, count); };
+  RunUbKernel(x, z, body);
+  constexpr long double lo = std::numeric_limits<B>::min(), hi = std::numeric_limits<B>::max();
+  for (uint32_t i = 0; i < n; ++i) {
+    const float v = static_cast<float>(x[i]);
+    const B want = std::isnan(v) ? B{0} : static_cast<B>(std::clamp(RoundRef(v, mode), lo, hi));
+    ASSERT_EQ(int{z[i]}, int{want})
+        << "n " << n << " i " << i << " x " << v << " mode " << static_cast<int>(mode);
+  }
+}
+
+TEST(CompatKernelNames, CastHalfToInt8AndUint8RoundsAndSaturates) {
+  for (uint32_t n : {1u, 7u, 31u, 4097u}) {
+    for (auto mode : {AscendC::RoundMode::CAST_NONE, AscendC::RoundMode::CAST_RINT,
+                      AscendC::RoundMode::CAST_FLOOR, AscendC::RoundMode::CAST_CEIL,
+                      AscendC::RoundMode::CAST_ROUND, AscendC::RoundMode::CAST_TRUNC}) {
+      CheckHalfToByte<int8_t>(n, mode);
+      CheckHalfToByte<uint8_t>(n, mode);
+    }
+  }
+}
+
+template <class B>
+void CheckByteToHalf(uint32_t n) {
+  std::mt19937 rng(n);
+  std::vector<B> x(n);
+  for (auto& v : x)
+    v = static_cast<B>(rng());
+  std::vector<half> z;
+  auto body = [](const AscendC::LocalTensor<half>& out, const AscendC::LocalTensor<B>& in,
+                 uint32_t count) { AscendC::Cast(out, in, AscendC::RoundMode::CAST_NONE, count); };
+  RunUbKernel(x, z, body);
+  for (uint32_t i = 0; i < n; ++i)
+    ASSERT_EQ(static_cast<float>(z[i]), static_cast<float>(int{x[i]})) << "n " << n << " i " << i;
+}
+
+TEST(CompatKernelNames, CastInt8AndUint8ToHalfIsExact) {
+  for (uint32_t n : {1u, 7u, 31u, 4097u}) {
+    CheckByteToHalf<int8_t>(n);
+    CheckByteToHalf<uint8_t>(n);
+  }
+}
+
+// int16 Add/Sub/Mul/Max/Min against int32 arithmetic reduced modulo 2^16 (the second operand is
+// the input reversed).
+TEST(CompatKernelNames, Int16ArithmeticWraps) {
+  for (uint32_t n : {1u, 7u, 31u, 4097u}) {
+    std::mt19937 rng(n + 11);
+    std::vector<int16_t> x(n);
+    for (auto& v : x)
+      v = static_cast<int16_t>(rng());
+    for (int op = 0; op < 5; ++op) {
+      std::vector<int16_t> z;
+      auto body = [op](const AscendC::LocalTensor<int16_t>& out,
+                       const AscendC::LocalTensor<int16_t>& in, uint32_t count) {
+        AscendC::LocalTensor<int16_t> rev = out;  // out doubles as the reversed operand
+        for (uint32_t i = 0; i < count; ++i)
+          rev.SetValue(i, in.GetValue(count - 1 - i));
+        const int32_t c = static_cast<int32_t>(count);
+        if (op == 0) AscendC::Add(out, in, rev, c);
+        if (op == 1) AscendC::Sub(out, in, rev, c);
+        if (op == 2) AscendC::Mul(out, in, rev, c);
+        if (op == 3) AscendC::Max(out, in, rev, c);
+        if (op == 4) AscendC::Min(out, in, rev, c);
+      };
+      RunUbKernel(x, z, body);
+      for (uint32_t i = 0; i < n; ++i) {
+        const int32_t a = x[i], b = x[n - 1 - i];
+        const int32_t full = op == 0   ? a + b
+                             : op == 1 ? a - b
+                             : op == 2 ? a * b
+                             : op == 3 ? std::max(a, b)
+                                       : std::min(a, b);
+        ASSERT_EQ(z[i], static_cast<int16_t>(static_cast<uint16_t>(full & 0xFFFF)))
+            << "op " << op << " n " << n << " i " << i;
+      }
+    }
+  }
+}
+
+// AscendC::Std: tuples, get and forward as the vendor's matmul samples use them, and min/max over
+// two operand types.
+template <size_t I, class T>
+constexpr decltype(auto) GetForwarded(T&& t) {
+  return AscendC::Std::get<I>(AscendC::Std::forward<T>(t));
+}
+static_assert(AscendC::Std::is_same_v<AscendC::Std::remove_cv_t<const volatile int>, int>);
+static_assert(AscendC::Std::conditional_t<true, AscendC::Std::true_type, void>::value);
+
+TEST(CompatKernelNames, StdTupleGetAndMinMax) {
+  std::mt19937_64 rng(97);
+  for (int trial = 0; trial < 31; ++trial) {
+    const auto a = static_cast<int64_t>(rng()), b = static_cast<int64_t>(rng());
+    const auto c = static_cast<int32_t>(rng());
+    AscendC::Std::tuple<int64_t, int64_t, int32_t> t = AscendC::Std::make_tuple(a, b, c);
+    EXPECT_EQ(GetForwarded<0>(t), a);
+    EXPECT_EQ(GetForwarded<2>(t), c);
+    GetForwarded<1>(t) = c;  // an lvalue tuple gives a reference
+    EXPECT_EQ(AscendC::Std::get<1>(t), int64_t{c});
+    EXPECT_EQ(GetForwarded<0>(AscendC::Std::make_tuple(b, a, c)), b);
+    EXPECT_EQ(AscendC::Std::min(a, c), a < c ? a : int64_t{c});
+    EXPECT_EQ(AscendC::Std::max(c, b), b > c ? b : int64_t{c});
   }
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernel_operator.h"
@@ -21,6 +22,12 @@
 #include "tiling/tiling_api.h"
 
 namespace {
+
+// The accumulator type the vendor's matmul kernels name with GetMmDstType (dav-2201).
+static_assert(std::is_same_v<AscendC::GetMmDstType<half>::Type, float>);
+static_assert(std::is_same_v<AscendC::GetMmDstType<bfloat16_t>::Type, float>);
+static_assert(std::is_same_v<AscendC::GetMmDstType<float>::Type, float>);
+static_assert(std::is_same_v<AscendC::GetMmDstType<int8_t>::Type, int32_t>);
 
 // Configurations are constexpr values with the vendor's defaults.
 static_assert(CFG_NORM.doNorm && !CFG_NORM.doMultiDataLoad && CFG_NORM.enUnitFlag, "CFG_NORM");

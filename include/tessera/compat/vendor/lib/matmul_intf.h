@@ -62,6 +62,24 @@ using ::tessera::kernel::matmul_policy::NBuffer33MatmulPolicy;
 }  // namespace Impl::Detail
 // Bytes of one C0 unit (a fractal row of 32 bytes), which Matmul kernels use for copy strides.
 inline constexpr uint32_t DEFAULT_C0_SIZE = 32;
+// The L0C (accumulator) type of a Matmul input type on dav-2201: float for half, bfloat16 and
+// float, int32 for int8; any other type accumulates in itself, as the vendor's primary template.
+template <class T>
+struct GetMmDstType {
+  using Type = T;
+};
+template <>
+struct GetMmDstType<half> {
+  using Type = float;
+};
+template <>
+struct GetMmDstType<bfloat16_t> {
+  using Type = float;
+};
+template <>
+struct GetMmDstType<int8_t> {
+  using Type = int32_t;
+};
 }  // namespace AscendC
 
 namespace matmul {
