@@ -312,9 +312,10 @@ TEST(CompatKernelNames, SetL2CacheHintKeepsDataAndReachesViews) {
   }
 }
 
-// Copies `n` elements of x to UB, applies `body(out_ub, in_ub)` and copies the result to z.
-template <class In, class Out, class Body>
-void RunUbKernel(const std::vector<In>& x, std::vector<Out>& z, const Body& body) {
+// Copies `n` elements of x to UB, applies `Body::Run(out_ub, in_ub, n, param)` and copies the
+// result to z.
+template <class Body, class In, class Out>
+void RunUbKernel(const std::vector<In>& x, std::vector<Out>& z, int32_t param) {
   const uint32_t n = static_cast<uint32_t>(x.size());
   auto dx = tessera::device::Malloc(n * sizeof(In));
   auto dz = tessera::device::Malloc(n * sizeof(Out));
@@ -322,7 +323,7 @@ void RunUbKernel(const std::vector<In>& x, std::vector<Out>& z, const Body& body
   ASSERT_TRUE(tessera::device::Memcpy(*dx, n * sizeof(In), x.data(), n * sizeof(In),
                                       tessera::device::MemcpyKind::kHostToDevice)
                   .ok());
-  auto kernel = [](In* xp, Out* zp, uint32_t count, const Body* b) {
+  auto kernel = [](In* xp, Out* zp, uint32_t count, int32_t prm) {
     AscendC::TPipe pipe;
     AscendC::TBuf<AscendC::TPosition::VECCALC> in_buf, out_buf;
     pipe.InitBuffer(in_buf, AscendC::DivCeil(count * sizeof(In), 32u) * 32);
@@ -337,14 +338,14 @@ void RunUbKernel(const std::vector<In>& x, std::vector<Out>& z, const Body& body
                          AscendC::DataCopyExtParams{1, uint32_t(count * sizeof(In)), 0, 0, 0},
                          AscendC::DataCopyPadExtParams<In>{false, 0, 0, 0});
     AscendC::PipeBarrier<PIPE_ALL>();
-    (*b)(out, in, count);
+    Body::Run(out, in, count, prm);
     AscendC::PipeBarrier<PIPE_ALL>();
     AscendC::DataCopyPad(zGm, out,
                          AscendC::DataCopyExtParams{1, uint32_t(count * sizeof(Out)), 0, 0, 0});
   };
   tessera::device::Stream stream;
   ASSERT_TRUE(tessera::device::Launch(+kernel, 1, stream, static_cast<In*>(*dx),
-                                      static_cast<Out*>(*dz), n, &body)
+                                      static_cast<Out*>(*dz), n, param)
                   .ok());
   ASSERT_TRUE(stream.Synchronize().ok());
   z.resize(n);
@@ -375,6 +376,31 @@ long double RoundRef(long double v, AscendC::RoundMode mode) {
   }
 }
 
+// Cast with the RoundMode `param`.
+struct CastBody {
+  template <class Out, class In>
+  static void Run(const AscendC::LocalTensor<Out>& out, const AscendC::LocalTensor<In>& in,
+                  uint32_t count, int32_t param) {
+    AscendC::Cast(out, in, static_cast<AscendC::RoundMode>(param), count);
+  }
+};
+
+// int16 op `param` (Add, Sub, Mul, Max, Min) of the input and the input reversed.
+struct Int16Body {
+  static void Run(const AscendC::LocalTensor<int16_t>& out, const AscendC::LocalTensor<int16_t>& in,
+                  uint32_t count, int32_t op) {
+    AscendC::LocalTensor<int16_t> rev = out;  // out doubles as the reversed operand
+    for (uint32_t i = 0; i < count; ++i)
+      rev.SetValue(i, in.GetValue(count - 1 - i));
+    const int32_t c = static_cast<int32_t>(count);
+    if (op == 0) AscendC::Add(out, in, rev, c);
+    if (op == 1) AscendC::Sub(out, in, rev, c);
+    if (op == 2) AscendC::Mul(out, in, rev, c);
+    if (op == 3) AscendC::Max(out, in, rev, c);
+    if (op == 4) AscendC::Min(out, in, rev, c);
+  }
+};
+
 template <class B>
 void CheckHalfToByte(uint32_t n, AscendC::RoundMode mode) {
   std::mt19937 rng(n * 7 + static_cast<int>(mode));
@@ -388,9 +414,7 @@ void CheckHalfToByte(uint32_t n, AscendC::RoundMode mode) {
     x[2] = half(-0.5f);
   }
   std::vector<B> z;
-  auto body = [mode](const AscendC::LocalTensor<B>& out, const AscendC::LocalTensor<half>& in,
-                     uint32_t count) { AscendC::Cast(out, in, mode, count); };
-  RunUbKernel(x, z, body);
+  RunUbKernel<CastBody>(x, z, static_cast<int32_t>(mode));
   constexpr long double lo = std::numeric_limits<B>::min(), hi = std::numeric_limits<B>::max();
   for (uint32_t i = 0; i < n; ++i) {
     const float v = static_cast<float>(x[i]);
@@ -418,9 +442,7 @@ void CheckByteToHalf(uint32_t n) {
   for (auto& v : x)
     v = static_cast<B>(rng());
   std::vector<half> z;
-  auto body = [](const AscendC::LocalTensor<half>& out, const AscendC::LocalTensor<B>& in,
-                 uint32_t count) { AscendC::Cast(out, in, AscendC::RoundMode::CAST_NONE, count); };
-  RunUbKernel(x, z, body);
+  RunUbKernel<CastBody>(x, z, static_cast<int32_t>(AscendC::RoundMode::CAST_NONE));
   for (uint32_t i = 0; i < n; ++i)
     ASSERT_EQ(static_cast<float>(z[i]), static_cast<float>(int{x[i]})) << "n " << n << " i " << i;
 }
@@ -442,19 +464,7 @@ TEST(CompatKernelNames, Int16ArithmeticWraps) {
       v = static_cast<int16_t>(rng());
     for (int op = 0; op < 5; ++op) {
       std::vector<int16_t> z;
-      auto body = [op](const AscendC::LocalTensor<int16_t>& out,
-                       const AscendC::LocalTensor<int16_t>& in, uint32_t count) {
-        AscendC::LocalTensor<int16_t> rev = out;  // out doubles as the reversed operand
-        for (uint32_t i = 0; i < count; ++i)
-          rev.SetValue(i, in.GetValue(count - 1 - i));
-        const int32_t c = static_cast<int32_t>(count);
-        if (op == 0) AscendC::Add(out, in, rev, c);
-        if (op == 1) AscendC::Sub(out, in, rev, c);
-        if (op == 2) AscendC::Mul(out, in, rev, c);
-        if (op == 3) AscendC::Max(out, in, rev, c);
-        if (op == 4) AscendC::Min(out, in, rev, c);
-      };
-      RunUbKernel(x, z, body);
+      RunUbKernel<Int16Body>(x, z, op);
       for (uint32_t i = 0; i < n; ++i) {
         const int32_t a = x[i], b = x[n - 1 - i];
         const int32_t full = op == 0   ? a + b
