@@ -62,8 +62,9 @@ class QueueBase {
   template <class T>
   LocalTensor<T> View(int32_t slot) const {
     return LocalTensor<T>(reinterpret_cast<T*>(slots_[slot].addr),
-                          static_cast<uint32_t>(bytes_each_ / sizeof(T)), pos_, checked_,
-                          checked_ ? &slots_[slot].generation : nullptr, slots_[slot].generation);
+                          static_cast<uint32_t>(uint64_t{bytes_each_} * 8 / kElemBits<T>), pos_,
+                          checked_, checked_ ? &slots_[slot].generation : nullptr,
+                          slots_[slot].generation);
   }
   std::string Name() const;
 
@@ -118,9 +119,12 @@ class TBuf {
   template <class T>
   LocalTensor<T> Get() const {
     if (base_ == nullptr)
-      KernelFail("TBuf::Get", "the buffer has no memory: call TPipe::InitBuffer first");
-    return LocalTensor<T>(reinterpret_cast<T*>(base_), static_cast<uint32_t>(bytes_ / sizeof(T)),
-                          pos, checked_, nullptr, 0);
+      KernelFail("TBuf::Get",
+                 "the buffer has no memory: call TPipe::InitBuffer first (a UB buffer on the AIC "
+                 "of a MIX kernel has none: use it under ASCEND_IS_AIV)");
+    return LocalTensor<T>(reinterpret_cast<T*>(base_),
+                          static_cast<uint32_t>(uint64_t{bytes_} * 8 / kElemBits<T>), pos, checked_,
+                          nullptr, 0);
   }
   template <class T>
   LocalTensor<T> Get(uint32_t count) const {

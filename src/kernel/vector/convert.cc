@@ -369,13 +369,12 @@ void CastByteToHalf(bool is_signed, half* dst, const void* src, size_t n) {
     HWY_DYNAMIC_DISPATCH(CastImpl)(DType::kF16, DType::kI32, RoundMode::CAST_NONE, dst + i, buf, m);
   }
 }
-bool CastHalfToByte(bool is_signed, RoundMode mode, void* dst, const half* src, size_t n) {
+namespace {
+bool CastHalfToClamped(int32_t lo, int32_t hi, RoundMode mode, uint8_t* out, const half* src,
+                       size_t n) {
   if (mode == RoundMode::CAST_ODD) return false;
   constexpr size_t kChunk = 1024;
   int32_t buf[kChunk];
-  auto* out = static_cast<uint8_t*>(dst);
-  const int32_t lo = is_signed ? -128 : 0;
-  const int32_t hi = is_signed ? 127 : 255;
   for (size_t i = 0; i < n; i += kChunk) {
     const size_t m = std::min(kChunk, n - i);
     HWY_DYNAMIC_DISPATCH(CastImpl)(DType::kI32, DType::kF16, mode, buf, src + i, m);
@@ -383,6 +382,14 @@ bool CastHalfToByte(bool is_signed, RoundMode mode, void* dst, const half* src, 
       out[i + j] = static_cast<uint8_t>(std::clamp(buf[j], lo, hi));
   }
   return true;
+}
+}  // namespace
+bool CastHalfToByte(bool is_signed, RoundMode mode, void* dst, const half* src, size_t n) {
+  return CastHalfToClamped(is_signed ? -128 : 0, is_signed ? 127 : 255, mode,
+                           static_cast<uint8_t*>(dst), src, n);
+}
+bool CastHalfToInt4(RoundMode mode, int8_t* dst, const half* src, size_t n) {
+  return CastHalfToClamped(-8, 7, mode, reinterpret_cast<uint8_t*>(dst), src, n);
 }
 void Compare(CMPMODE mode, DType t, uint8_t* dst, const void* a, const void* b, size_t n) {
   HWY_DYNAMIC_DISPATCH(CompareImpl)(mode, t, dst, a, b, n);

@@ -504,6 +504,238 @@ TEST(CompatKernelNames, StdTupleGetAndMinMax) {
   }
 }
 
+// half -> int4b_t (and back) on a UB int8 buffer seen as int4b_t, which starts with y's bytes so
+// the nibbles a Cast must not touch are checked. form 0: count form on `count` elements; form 1:
+// the mask + repeat form with a mask of `mask` elements per repeat; form 2: int4b_t -> half of
+// y's nibbles, written to x's buffer as half.
+struct Int4Args {
+  uint32_t halves, bytes, count;
+  int32_t mode, form;
+  uint64_t mask;
+  uint8_t repeat;
+  AscendC::UnaryRepeatParams rp;
+};
+
+__global__ __vector__ void int4_custom(__gm__ half* x, __gm__ int8_t* y, __gm__ uint8_t* args) {
+  Int4Args a;
+  std::memcpy(&a, args, sizeof(a));
+  AscendC::TPipe pipe;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> xb, yb;
+  pipe.InitBuffer(xb, AscendC::DivCeil(a.halves * 2, 32u) * 32);
+  pipe.InitBuffer(yb, AscendC::DivCeil(a.bytes, 32u) * 32);
+  AscendC::GlobalTensor<half> xGm;
+  AscendC::GlobalTensor<int8_t> yGm;
+  xGm.SetGlobalBuffer(x, a.halves);
+  yGm.SetGlobalBuffer(y, a.bytes);
+  AscendC::LocalTensor<half> xl = xb.Get<half>();
+  AscendC::LocalTensor<int8_t> yl = yb.Get<int8_t>();
+  AscendC::DataCopyPad(xl, xGm, AscendC::DataCopyExtParams{1, a.halves * 2, 0, 0, 0},
+                       AscendC::DataCopyPadExtParams<half>{false, 0, 0, 0});
+  AscendC::DataCopyPad(yl, yGm, AscendC::DataCopyExtParams{1, a.bytes, 0, 0, 0},
+                       AscendC::DataCopyPadExtParams<int8_t>{false, 0, 0, 0});
+  AscendC::PipeBarrier<PIPE_ALL>();
+  AscendC::LocalTensor<AscendC::int4b_t> y4 = yl.ReinterpretCast<AscendC::int4b_t>();
+  const auto mode = static_cast<AscendC::RoundMode>(a.mode);
+  if (a.form == 0) AscendC::Cast(y4, xl, mode, a.count);
+  if (a.form == 1) AscendC::Cast<AscendC::int4b_t, half>(y4, xl, mode, a.mask, a.repeat, a.rp);
+  if (a.form == 2) AscendC::Cast(xl, y4, AscendC::RoundMode::CAST_NONE, a.count);
+  AscendC::PipeBarrier<PIPE_ALL>();
+  AscendC::DataCopyPad(yGm, yl, AscendC::DataCopyExtParams{1, a.bytes, 0, 0, 0});
+  AscendC::DataCopyPad(xGm, xl, AscendC::DataCopyExtParams{1, a.halves * 2, 0, 0, 0});
+}
+
+int Nibble(const std::vector<int8_t>& y, uint64_t e) {
+  return static_cast<int8_t>(
+      AscendC::int4b_t(static_cast<uint32_t>(uint8_t(y[e / 2])) >> (e % 2 * 4)));
+}
+
+void RunInt4(const Int4Args& a, std::vector<half>& x, std::vector<int8_t>& y) {
+  auto dx = tessera::device::Malloc(x.size() * 2);
+  auto dy = tessera::device::Malloc(y.size());
+  auto da = tessera::device::Malloc(sizeof(a));
+  ASSERT_TRUE(dx.ok() && dy.ok() && da.ok());
+  using tessera::device::MemcpyKind;
+  ASSERT_TRUE(
+      tessera::device::Memcpy(*dx, x.size() * 2, x.data(), x.size() * 2, MemcpyKind::kHostToDevice)
+          .ok());
+  ASSERT_TRUE(
+      tessera::device::Memcpy(*dy, y.size(), y.data(), y.size(), MemcpyKind::kHostToDevice).ok());
+  ASSERT_TRUE(
+      tessera::device::Memcpy(*da, sizeof(a), &a, sizeof(a), MemcpyKind::kHostToDevice).ok());
+  tessera::device::Stream stream;
+  ASSERT_TRUE(tessera::device::Launch(int4_custom, 1, stream, static_cast<half*>(*dx),
+                                      static_cast<int8_t*>(*dy), static_cast<uint8_t*>(*da))
+                  .ok());
+  ASSERT_TRUE(stream.Synchronize().ok());
+  ASSERT_TRUE(
+      tessera::device::Memcpy(x.data(), x.size() * 2, *dx, x.size() * 2, MemcpyKind::kDeviceToHost)
+          .ok());
+  ASSERT_TRUE(
+      tessera::device::Memcpy(y.data(), y.size(), *dy, y.size(), MemcpyKind::kDeviceToHost).ok());
+  for (void* p : {*dx, *dy, *da})
+    ASSERT_TRUE(tessera::device::Free(p).ok());
+}
+
+TEST(CompatKernelNames, CastHalfToInt4PacksSaturatesAndKeepsOtherNibbles) {
+  for (uint32_t count : {1u, 7u, 31u, 4097u}) {
+    for (auto mode : {AscendC::RoundMode::CAST_NONE, AscendC::RoundMode::CAST_FLOOR,
+                      AscendC::RoundMode::CAST_CEIL, AscendC::RoundMode::CAST_ROUND,
+                      AscendC::RoundMode::CAST_TRUNC}) {
+      std::mt19937 rng(count * 3 + static_cast<int>(mode));
+      std::uniform_real_distribution<float> dist(-11.f, 10.f);
+      const uint32_t bytes = count / 2 + 2;
+      std::vector<half> x(count);
+      for (auto& v : x)
+        v = half(dist(rng));
+      std::vector<int8_t> y(bytes), before;
+      for (auto& v : y)
+        v = static_cast<int8_t>(rng());
+      before = y;
+      Int4Args a{count, bytes, count, static_cast<int32_t>(mode), 0, 0, 0, {}};
+      RunInt4(a, x, y);
+      for (uint64_t e = 0; e < 2ull * bytes; ++e) {
+        const int want = e < count ? static_cast<int>(std::clamp(
+                                         RoundRef(static_cast<float>(x[e]), mode), -8.0L, 7.0L))
+                                   : Nibble(before, e);
+        ASSERT_EQ(Nibble(y, e), want)
+            << "count " << count << " e " << e << " mode " << static_cast<int>(mode);
+      }
+    }
+  }
+}
+
+// The vendor's cast sample: 128 elements per repeat, the int4 dst two blocks per repeat; here
+// with partial masks and gaps between repeats, against the per-element addressing.
+TEST(CompatKernelNames, CastHalfToInt4RepeatFormFollowsMaskAndStrides) {
+  struct Case {
+    uint64_t mask;
+    uint8_t repeat;
+    AscendC::UnaryRepeatParams rp;
+  };
+  for (const Case& c : {Case{128, 4, {1, 1, 2, 8}}, Case{77, 3, {1, 1, 3, 9}},
+                        Case{1, 5, {1, 1, 2, 8}}, Case{100, 2, {2, 1, 4, 8}}}) {
+    const uint64_t src_elems = (uint64_t{c.repeat} * c.rp.srcRepStride + 8) * 16;
+    const uint64_t dst_bytes =
+        (uint64_t{c.repeat} * c.rp.dstRepStride + 2 * c.rp.dstBlkStride) * 32;
+    std::mt19937 rng(static_cast<uint32_t>(c.mask * 7 + c.repeat));
+    std::uniform_real_distribution<float> dist(-10.f, 9.f);
+    std::vector<half> x(src_elems);
+    for (auto& v : x)
+      v = half(dist(rng));
+    std::vector<int8_t> y(dst_bytes), before;
+    for (auto& v : y)
+      v = static_cast<int8_t>(rng());
+    before = y;
+    Int4Args a{static_cast<uint32_t>(src_elems),
+               static_cast<uint32_t>(dst_bytes),
+               0,
+               static_cast<int32_t>(AscendC::RoundMode::CAST_CEIL),
+               1,
+               c.mask,
+               c.repeat,
+               c.rp};
+    RunInt4(a, x, y);
+    std::vector<int> want(2 * dst_bytes);
+    for (uint64_t e = 0; e < want.size(); ++e)
+      want[e] = Nibble(before, e);
+    for (uint64_t r = 0; r < c.repeat; ++r) {
+      for (uint64_t e = 0; e < c.mask; ++e) {
+        const uint64_t d = (r * c.rp.dstRepStride + e / 64 * c.rp.dstBlkStride) * 64 + e % 64;
+        const uint64_t s = (r * c.rp.srcRepStride + e / 16 * c.rp.srcBlkStride) * 16 + e % 16;
+        want[d] = static_cast<int>(
+            std::clamp(std::ceil(static_cast<long double>(float(x[s]))), -8.0L, 7.0L));
+      }
+    }
+    for (uint64_t e = 0; e < want.size(); ++e)
+      ASSERT_EQ(Nibble(y, e), want[e])
+          << "mask " << c.mask << " repeat " << int{c.repeat} << " e " << e;
+  }
+}
+
+TEST(CompatKernelNames, CastInt4ToHalfIsExact) {
+  for (uint32_t count : {1u, 7u, 31u, 4097u}) {
+    std::mt19937 rng(count + 5);
+    std::vector<half> x(count);
+    std::vector<int8_t> y(count / 2 + 1);
+    for (auto& v : y)
+      v = static_cast<int8_t>(rng());
+    Int4Args a{count, static_cast<uint32_t>(y.size()), count, 0, 2, 0, 0, {}};
+    RunInt4(a, x, y);
+    for (uint32_t e = 0; e < count; ++e)
+      ASSERT_EQ(static_cast<float>(x[e]), static_cast<float>(Nibble(y, e)))
+          << "count " << count << " e " << e;
+  }
+}
+
+// A MIX kernel whose set-up (run by the AIC as well) gives UB buffers to a queue and a TBuf, as
+// the vendor's fused matmul samples do: the AIC gets addresses only, the AIVs use the buffers.
+// misuse 1: the AIC allocates from the queue; misuse 2: every core asks for more UB than exists.
+__global__ __mix__(1, 2) void mix_ub_custom(__gm__ float* x, __gm__ float* z, uint32_t n,
+                                            int32_t misuse) {
+  AscendC::TPipe pipe;
+  AscendC::TQue<AscendC::TPosition::VECIN, 1> in_queue;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> out_buf;
+  pipe.InitBuffer(in_queue, 2, n * 4);
+  pipe.InitBuffer(out_buf, misuse == 2 ? 200 * 1024 : n * 4);
+  if ASCEND_IS_AIC {
+    if (misuse == 1) (void)in_queue.AllocTensor<float>();
+    return;
+  }
+  const int64_t base = AscendC::GetBlockIdx() * n;
+  AscendC::GlobalTensor<float> xGm, zGm;
+  xGm.SetGlobalBuffer(x + base, n);
+  zGm.SetGlobalBuffer(z + base, n);
+  AscendC::LocalTensor<float> in = in_queue.AllocTensor<float>();
+  AscendC::DataCopy(in, xGm, n);
+  in_queue.EnQue(in);
+  AscendC::LocalTensor<float> xl = in_queue.DeQue<float>();
+  AscendC::LocalTensor<float> out = out_buf.Get<float>();
+  AscendC::Muls(out, xl, static_cast<float>(AscendC::GetBlockIdx() + 1), static_cast<int32_t>(n));
+  in_queue.FreeTensor(xl);
+  AscendC::PipeBarrier<PIPE_ALL>();
+  AscendC::DataCopy(zGm, out, n);
+}
+
+TEST(CompatKernelNames, MixKernelUbBuffersAreAddressesOnlyOnTheAic) {
+  const uint32_t groups = 3, n = 72, total = groups * 2 * n;
+  std::mt19937 rng(groups);
+  std::uniform_real_distribution<float> dist(-50.f, 50.f);
+  std::vector<float> x(total), z(total);
+  for (auto& v : x)
+    v = dist(rng);
+  auto dx = tessera::device::Malloc(total * 4);
+  auto dz = tessera::device::Malloc(total * 4);
+  ASSERT_TRUE(dx.ok() && dz.ok());
+  ASSERT_TRUE(tessera::device::Memcpy(*dx, total * 4, x.data(), total * 4,
+                                      tessera::device::MemcpyKind::kHostToDevice)
+                  .ok());
+  const tessera::device::LaunchConfig mix{groups, tessera::device::KernelType::kMix, "mix_ub"};
+  tessera::device::Stream stream;
+  for (int32_t misuse : {0, 1, 2}) {
+    ASSERT_TRUE(tessera::device::Launch(mix, mix_ub_custom, stream, static_cast<float*>(*dx),
+                                        static_cast<float*>(*dz), n, misuse)
+                    .ok());
+    const tessera::Status status = stream.Synchronize();
+    if (misuse == 0) {
+      ASSERT_TRUE(status.ok()) << status.ToString();
+      continue;
+    }
+    ASSERT_FALSE(status.ok());
+    const std::string text = status.ToString();
+    EXPECT_NE(text.find(misuse == 1 ? "addresses but no memory" : "exceeds the limit"),
+              std::string::npos)
+        << text;
+    stream.ResetError();
+  }
+  ASSERT_TRUE(tessera::device::Memcpy(z.data(), total * 4, *dz, total * 4,
+                                      tessera::device::MemcpyKind::kDeviceToHost)
+                  .ok());
+  for (uint32_t i = 0; i < total; ++i)
+    ASSERT_EQ(z[i], x[i] * static_cast<float>(i / n + 1)) << i;
+  ASSERT_TRUE(tessera::device::Free(*dx).ok());
+  ASSERT_TRUE(tessera::device::Free(*dz).ok());
+}
+
 TEST(CompatKernelNames, GetSystemCycleIsMonotonic) {
   const int64_t a = AscendC::GetSystemCycle();
   const int64_t b = AscendC::GetSystemCycle();
