@@ -198,6 +198,15 @@ bool QueueBase::HasBuffer(const void* addr) const {
   return false;
 }
 
+void QueueBase::CheckNoneQueued(const char* api) const {
+  for (int32_t i = 0; i < num_; ++i) {
+    if (slots_[i].state == Slot::State::kQueued) {
+      KernelFail(api, Name() + ": buffer " + std::to_string(i) +
+                          " is still in the queue; DeQue and FreeTensor it first");
+    }
+  }
+}
+
 int32_t QueueBase::Alloc() {
   if (num_ == 0)
     KernelFail("AllocTensor", Name() + " has no buffers: call TPipe::InitBuffer first");

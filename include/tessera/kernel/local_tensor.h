@@ -92,6 +92,18 @@ void* PositionAddress(TPosition pos, uint64_t addr, uint64_t bytes);
 }  // namespace detail
 
 template <class T>
+class LocalTensor;
+
+// Ascend C's operator forms of the binary vector instructions: `dst = src0 + src1` runs
+// Add(dst, src0, src1, dst.GetSize()) (likewise -, *, /, |, &); vector.h defines the assignment.
+enum class TensorSymbolOp : uint8_t { kAdd, kSub, kMul, kDiv, kOr, kAnd };
+template <class T, TensorSymbolOp op>
+struct TensorSymbol {
+  const LocalTensor<T>& src0;
+  const LocalTensor<T>& src1;
+};
+
+template <class T>
 class LocalTensor {
  public:
   using PrimType = T;
@@ -171,6 +183,27 @@ class LocalTensor {
     view.size_ = offset <= size_ ? size_ - offset : 0;
     return view;
   }
+  TensorSymbol<T, TensorSymbolOp::kAdd> operator+(const LocalTensor& src1) const {
+    return {*this, src1};
+  }
+  TensorSymbol<T, TensorSymbolOp::kSub> operator-(const LocalTensor& src1) const {
+    return {*this, src1};
+  }
+  TensorSymbol<T, TensorSymbolOp::kMul> operator*(const LocalTensor& src1) const {
+    return {*this, src1};
+  }
+  TensorSymbol<T, TensorSymbolOp::kDiv> operator/(const LocalTensor& src1) const {
+    return {*this, src1};
+  }
+  TensorSymbol<T, TensorSymbolOp::kOr> operator|(const LocalTensor& src1) const {
+    return {*this, src1};
+  }
+  TensorSymbol<T, TensorSymbolOp::kAnd> operator&(const LocalTensor& src1) const {
+    return {*this, src1};
+  }
+  template <TensorSymbolOp op>
+  void operator=(const TensorSymbol<T, op>& symbol) const;  // vector.h
+
   // The same bytes seen as U (size rounds down to whole elements; int4b_t has two per byte).
   template <class U>
   LocalTensor<U> ReinterpretCast() const {

@@ -58,6 +58,7 @@ class QueueBase {
   int32_t DeQue();                                    // slot index; fails when empty
   void Free(const void* addr, uint32_t generation);   // fails on foreign tensor / double free
   bool HasBuffer(const void* addr) const;
+  void CheckNoneQueued(const char* api) const;  // fails while a buffer is enqueued
 
   template <class T>
   LocalTensor<T> View(int32_t slot) const {
@@ -109,6 +110,10 @@ class TQue : public detail::QueueBase {
   }
   // Ascend C spelling of "how many tensors are enqueued".
   int32_t GetTensorCountInQue() const { return count_; }
+  // Releases the queue's pending buffer events (before the pipe ends, as Ascend C kernels do
+  // after their last FreeTensor). The copies here finish before they return, so nothing waits;
+  // a buffer still in the queue fails the block, as the vendor's check does.
+  void FreeAllEvent() { CheckNoneQueued("FreeAllEvent"); }
   bool VacantInQue() const { return count_ < depth; }
 };
 

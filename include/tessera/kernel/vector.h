@@ -818,3 +818,17 @@ void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t rows
 #include "tessera/kernel/vector_mask.h"
 #include "tessera/kernel/vector_move.h"
 #include "tessera/kernel/vector_reduce_repeat.h"
+
+namespace tessera::kernel {
+template <class T>
+template <TensorSymbolOp op>
+void LocalTensor<T>::operator=(const TensorSymbol<T, op>& symbol) const {
+  const int32_t count = static_cast<int32_t>(GetSize());
+  if constexpr (op == TensorSymbolOp::kAdd) Add(*this, symbol.src0, symbol.src1, count);
+  if constexpr (op == TensorSymbolOp::kSub) Sub(*this, symbol.src0, symbol.src1, count);
+  if constexpr (op == TensorSymbolOp::kMul) Mul(*this, symbol.src0, symbol.src1, count);
+  if constexpr (op == TensorSymbolOp::kDiv) Div(*this, symbol.src0, symbol.src1, count);
+  if constexpr (op == TensorSymbolOp::kOr) Or(*this, symbol.src0, symbol.src1, count);
+  if constexpr (op == TensorSymbolOp::kAnd) And(*this, symbol.src0, symbol.src1, count);
+}
+}  // namespace tessera::kernel

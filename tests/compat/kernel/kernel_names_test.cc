@@ -736,6 +736,100 @@ TEST(CompatKernelNames, MixKernelUbBuffersAreAddressesOnlyOnTheAic) {
   ASSERT_TRUE(tessera::device::Free(*dz).ok());
 }
 
+// FreeAllEvent after the queue's buffers are back passes; with one still enqueued (`early`) it
+// fails the block. likely/unlikely are the vendor's branch hints.
+__global__ __vector__ void free_all_event_custom(__gm__ int32_t* out, int32_t early) {
+  AscendC::TPipe pipe;
+  AscendC::TQue<AscendC::TPosition::VECIN, 2> queue;
+  pipe.InitBuffer(queue, 2, 64);
+  AscendC::LocalTensor<int32_t> t = queue.AllocTensor<int32_t>();
+  t.SetValue(0, early + 40);
+  queue.EnQue(t);
+  if (unlikely(early != 0)) queue.FreeAllEvent();
+  AscendC::LocalTensor<int32_t> d = queue.DeQue<int32_t>();
+  if (likely(d.GetValue(0) == 40)) out[0] = d.GetValue(0) + 2;
+  queue.FreeTensor(d);
+  queue.FreeAllEvent();
+}
+
+TEST(CompatKernelNames, FreeAllEventNeedsEveryBufferOutOfTheQueue) {
+  auto dout = tessera::device::Malloc(4);
+  ASSERT_TRUE(dout.ok());
+  tessera::device::Stream stream;
+  ASSERT_TRUE(
+      tessera::device::Launch(free_all_event_custom, 1, stream, static_cast<int32_t*>(*dout), 0)
+          .ok());
+  ASSERT_TRUE(stream.Synchronize().ok());
+  int32_t out = 0;
+  ASSERT_TRUE(
+      tessera::device::Memcpy(&out, 4, *dout, 4, tessera::device::MemcpyKind::kDeviceToHost).ok());
+  EXPECT_EQ(out, 42);
+  ASSERT_TRUE(
+      tessera::device::Launch(free_all_event_custom, 1, stream, static_cast<int32_t*>(*dout), 1)
+          .ok());
+  const tessera::Status status = stream.Synchronize();
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.ToString().find("still in the queue"), std::string::npos) << status.ToString();
+  stream.ResetError();
+  ASSERT_TRUE(tessera::device::Free(*dout).ok());
+}
+
+// `dst = src0 op src1` over dst's size, for +, -, *, /, |, & (op picks the operator), against
+// the same element-wise arithmetic on the host.
+struct SymbolBody {
+  static void Run(const AscendC::LocalTensor<int32_t>& out, const AscendC::LocalTensor<int32_t>& in,
+                  uint32_t count, int32_t op) {
+    AscendC::LocalTensor<int32_t> rev = out;
+    for (uint32_t i = 0; i < count; ++i)
+      rev.SetValue(i, in.GetValue(count - 1 - i));
+    AscendC::LocalTensor<int32_t> dst = out;
+    if (op == 0) dst = in + rev;
+    if (op == 1) dst = in - rev;
+    if (op == 2) dst = in * rev;
+    if (op == 3) dst = in | rev;
+    if (op == 4) dst = in & rev;
+  }
+};
+struct FloatSymbolBody {
+  static void Run(const AscendC::LocalTensor<float>& out, const AscendC::LocalTensor<float>& in,
+                  uint32_t count, int32_t) {
+    AscendC::LocalTensor<float> rev = out;
+    for (uint32_t i = 0; i < count; ++i)
+      rev.SetValue(i, in.GetValue(count - 1 - i));
+    AscendC::LocalTensor<float> dst = out;
+    dst = in / rev;
+  }
+};
+
+TEST(CompatKernelNames, TensorOperatorsRunTheVectorInstructions) {
+  for (uint32_t n : {1u, 7u, 31u, 4097u}) {
+    std::mt19937 rng(n * 13);
+    std::vector<int32_t> x(n);
+    for (auto& v : x)
+      v = static_cast<int32_t>(rng() % 2000001) - 1000000;
+    for (int32_t op = 0; op < 5; ++op) {
+      std::vector<int32_t> z;
+      RunUbKernel<SymbolBody>(x, z, op);
+      for (uint32_t i = 0; i < n; ++i) {
+        const int64_t a = x[i], b = x[n - 1 - i];
+        const int64_t want = op == 0   ? a + b
+                             : op == 1 ? a - b
+                             : op == 2 ? a * b
+                             : op == 3 ? (a | b)
+                                       : (a & b);
+        ASSERT_EQ(z[i], static_cast<int32_t>(static_cast<uint32_t>(want))) << op << " " << i;
+      }
+    }
+    std::vector<float> xf(n), zf;
+    std::uniform_real_distribution<float> dist(0.5f, 100.f);
+    for (auto& v : xf)
+      v = dist(rng);
+    RunUbKernel<FloatSymbolBody>(xf, zf, 0);
+    for (uint32_t i = 0; i < n; ++i)
+      ASSERT_EQ(zf[i], xf[i] / xf[n - 1 - i]) << i;
+  }
+}
+
 TEST(CompatKernelNames, GetSystemCycleIsMonotonic) {
   const int64_t a = AscendC::GetSystemCycle();
   const int64_t b = AscendC::GetSystemCycle();
