@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "block_state.h"
+#include "tessera/device/device.h"
 #include "tessera/kernel/vector_compare.h"
 
 namespace tessera::kernel {
@@ -186,7 +187,8 @@ void QueueBase::Attach(std::byte* base, int32_t num, uint32_t bytes_each, bool c
   bytes_each_ = bytes_each;
   checked_ = checked;
   for (int32_t i = 0; i < num; ++i)
-    slots_[i].addr = base + uint64_t{bytes_each} * static_cast<uint64_t>(i);
+    slots_[i].addr =
+        base == nullptr ? nullptr : base + uint64_t{bytes_each} * static_cast<uint64_t>(i);
 }
 
 bool QueueBase::HasBuffer(const void* addr) const {
@@ -196,9 +198,23 @@ bool QueueBase::HasBuffer(const void* addr) const {
   return false;
 }
 
+void QueueBase::CheckNoneQueued(const char* api) const {
+  for (int32_t i = 0; i < num_; ++i) {
+    if (slots_[i].state == Slot::State::kQueued) {
+      KernelFail(api, Name() + ": buffer " + std::to_string(i) +
+                          " is still in the queue; DeQue and FreeTensor it first");
+    }
+  }
+}
+
 int32_t QueueBase::Alloc() {
   if (num_ == 0)
     KernelFail("AllocTensor", Name() + " has no buffers: call TPipe::InitBuffer first");
+  if (slots_[0].addr == nullptr) {
+    KernelFail("AllocTensor", Name() +
+                                  ": a UB queue on the AIC of a MIX kernel has addresses but no "
+                                  "memory (the AIC has no UB); use it under ASCEND_IS_AIV");
+  }
   for (int32_t k = 0; k < num_; ++k) {
     const int32_t i = (next_alloc_ + k) % num_;
     if (slots_[i].state == Slot::State::kFree) {
@@ -396,7 +412,8 @@ uint64_t TPipe::FreeBytes() const {
   const device::BlockContext* ctx = device::CurrentBlock();
   if (ctx == nullptr || ctx->layer_state == nullptr) return 0;
   auto* state = static_cast<detail::KernelBlockState*>(ctx->layer_state);
-  return ctx->ub_bytes - state->used[0];
+  const uint64_t used = state->used[static_cast<int>(detail::Memory::kUb)];
+  return used >= ctx->ub_bytes ? 0 : ctx->ub_bytes - used;
 }
 
 std::byte* TPipe::StackBuffer(uint64_t* bytes) {
@@ -419,14 +436,26 @@ std::byte* TPipe::Take(uint64_t bytes, TPosition pos) {
   const detail::Memory m = detail::MemoryOf(pos);
   std::byte* base = nullptr;
   size_t capacity = 0;
-  detail::Arena(*device::CurrentBlock(), m, &base, &capacity);
+  const device::BlockContext& ctx = *device::CurrentBlock();
+  detail::Arena(ctx, m, &base, &capacity);
+  // The AIC of a MIX kernel runs the kernel's vector-side set-up too: the vendor's TPipe assigns
+  // UB addresses there (the AIC never touches them), so the buffers are counted against the
+  // profile's UB and have no memory; using one on the AIC fails (AllocTensor, TBuf::Get).
+  const bool addresses_only = m == detail::Memory::kUb && base == nullptr &&
+                              ctx.core_type == device::CoreType::kAic &&
+                              ctx.kernel_type == device::KernelType::kMix;
+  if (addresses_only) capacity = device::CurrentArch().ub_bytes;
   uint64_t& used = state.used[static_cast<int>(m)];
-  if (base == nullptr || used + bytes > capacity) {
+  if ((base == nullptr && !addresses_only) || used + bytes > capacity) {
     KernelFail("TPipe::InitBuffer",
                std::string(detail::MemoryName(m)) + " buffer size is " +
                    std::to_string(used + bytes) + ", exceeds the limit " +
                    std::to_string(capacity) + " (" + TPositionName(pos) + " on a " +
                    device::CoreTypeName(device::CurrentBlock()->core_type) + " core)");
+  }
+  if (addresses_only) {
+    used += bytes;
+    return nullptr;
   }
   std::byte* p = base + used;
   used += bytes;

@@ -624,7 +624,9 @@ Result<MatmulApiTiling::CoreSplit> MultiCoreMatmulTiling::SplitCores() const {
     }
   }
   // With SetFixSplit the vendor's tiling does not follow this model (its MIX sample splits
-  // 512 x 128 with 128 x 64 bases by N), so tessera's own split below is kept then.
+  // 512 x 128 with 128 x 64 bases by N), so tessera's own split below is kept then; it pads each
+  // core's block to whole fixed base blocks, since a tail block costs a whole one (the vendor's
+  // fused sample splits 1024 x 640 with 256 x 128 bases by M, where an N split leaves tails).
   if (singleM_ <= 0 && singleN_ <= 0 && fixBaseM_ <= 0 && fixBaseN_ <= 0 &&
       VendorSplitMN(m, n, dim_, DataTypeBytes(a_.type), a_.isTrans, b_.isTrans, &vendorM,
                     &vendorN)) {
@@ -643,7 +645,8 @@ Result<MatmulApiTiling::CoreSplit> MultiCoreMatmulTiling::SplitCores() const {
       const int64_t sN = singleN_ > 0 ? singleN_ : single_for(n, nDim);
       const int64_t used = mUsed * blocks(n, sN);
       if (used > dim_) continue;
-      const int64_t cost = RoundUp(sM, 16) * RoundUp(sN, 16);
+      const int64_t cost =
+          RoundUp(sM, fixBaseM_ > 0 ? fixBaseM_ : 16) * RoundUp(sN, fixBaseN_ > 0 ? fixBaseN_ : 16);
       // Ties: fewer cores, then the taller block (split N first, as Ascend C's samples do).
       if (cost < bestCost || (cost == bestCost && used < best.usedCores) ||
           (cost == bestCost && used == best.usedCores && sM > best.singleM)) {

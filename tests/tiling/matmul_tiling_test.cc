@@ -350,6 +350,45 @@ TEST(MatmulTiling, SplitsOverCoresAndBalances) {
   EXPECT_EQ(out.singleCoreM, 512);
 }
 
+// With fixed base blocks a core's block is costed in whole base blocks: the fused sample's
+// 1024 x 640 with 256 x 128 bases splits M over 2 cores (512 x 640: no tail block), not N
+// (1024 x 320 would leave a 64-column tail), and its kernel loops over exactly 10 base blocks.
+// Awkward shapes keep covering C with the fewest padded base blocks.
+TEST(MatmulTiling, FixSplitAvoidsTailBlocksWhenSplittingCores) {
+  struct Shape {
+    int32_t m, n, baseM, baseN, dim, singleM, singleN;
+  };
+  for (const Shape& c :
+       {Shape{1024, 640, 256, 128, 2, 512, 640}, Shape{512, 128, 128, 64, 2, 512, 64},
+        Shape{784, 496, 128, 64, 4, 784, 128}}) {
+    MultiCoreMatmulTiling s;
+    s.SetDim(c.dim);
+    s.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
+    s.SetBType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
+    s.SetCType(TPosition::VECIN, CubeFormat::ND, DataType::DT_FLOAT);
+    s.SetOrgShape(c.m, c.n, 256);
+    s.SetShape(c.m, c.n, 256);
+    ASSERT_EQ(s.SetFixSplit(c.baseM, c.baseN, -1), 0);
+    TCubeTiling out;
+    ASSERT_EQ(s.GetTiling(out), 0) << s.GetErrorInfo();
+    EXPECT_EQ(out.singleCoreM, c.singleM) << c.m << " x " << c.n;
+    EXPECT_EQ(out.singleCoreN, c.singleN) << c.m << " x " << c.n;
+    // Every candidate split's padded cost is at least the chosen one's (independent search).
+    const auto padded = [&](int64_t sm, int64_t sn) {
+      return (sm + c.baseM - 1) / c.baseM * c.baseM * ((sn + c.baseN - 1) / c.baseN * c.baseN);
+    };
+    for (int32_t md = 1; md <= c.dim; ++md) {
+      for (int32_t nd = 1; md * nd <= c.dim; ++nd) {
+        const int64_t sm = ((c.m + md - 1) / md + 15) / 16 * 16,
+                      sn = ((c.n + nd - 1) / nd + 15) / 16 * 16;
+        EXPECT_GE(padded(std::min<int64_t>(sm, c.m), std::min<int64_t>(sn, c.n)),
+                  padded(out.singleCoreM, out.singleCoreN))
+            << md << " x " << nd;
+      }
+    }
+  }
+}
+
 TEST(MatmulTiling, SingleCoreTilingCoversTheShape) {
   MatmulApiTiling t;
   t.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_BFLOAT16);

@@ -10,6 +10,16 @@
 
 namespace tessera::kernel {
 
+// L2 cache hints for a global tensor's accesses (the vendor's values). The CPU's caches take no
+// hints, so a hint is recorded and changes no data: reads and writes see the same memory.
+enum class CacheMode {
+  CACHE_MODE_DISABLE = 0,
+  CACHE_MODE_NORMAL = 1,
+  CACHE_MODE_LAST = 2,
+  CACHE_MODE_PERSISTENT = 4
+};
+enum class CacheRwMode { READ = 1, WRITE = 2, RW = 3 };
+
 template <class T>
 class GlobalTensor {
  public:
@@ -31,6 +41,11 @@ class GlobalTensor {
   }
 
   uint64_t GetSize() const { return size_; }
+  template <CacheRwMode rwMode = CacheRwMode::RW>
+  void SetL2CacheHint(CacheMode mode) {
+    cache_mode_ = mode;
+  }
+  CacheMode GetL2CacheHint() const { return cache_mode_; }
   T* GetPhyAddr() const { return data_; }
   T* data() const { return data_; }
   bool checked() const { return checked_; }
@@ -99,6 +114,7 @@ class GlobalTensor {
   T* data_ = nullptr;
   uint64_t size_ = 0;
   bool checked_ = false;
+  CacheMode cache_mode_ = CacheMode::CACHE_MODE_NORMAL;
 };
 
 }  // namespace tessera::kernel

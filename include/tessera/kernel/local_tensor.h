@@ -13,6 +13,7 @@
 
 #include "tessera/core/float16.h"
 #include "tessera/kernel/check.h"
+#include "tessera/kernel/int4.h"
 
 namespace tessera::kernel {
 
@@ -91,6 +92,18 @@ void* PositionAddress(TPosition pos, uint64_t addr, uint64_t bytes);
 }  // namespace detail
 
 template <class T>
+class LocalTensor;
+
+// Ascend C's operator forms of the binary vector instructions: `dst = src0 + src1` runs
+// Add(dst, src0, src1, dst.GetSize()) (likewise -, *, /, |, &); vector.h defines the assignment.
+enum class TensorSymbolOp : uint8_t { kAdd, kSub, kMul, kDiv, kOr, kAnd };
+template <class T, TensorSymbolOp op>
+struct TensorSymbol {
+  const LocalTensor<T>& src0;
+  const LocalTensor<T>& src1;
+};
+
+template <class T>
 class LocalTensor {
  public:
   using PrimType = T;
@@ -111,7 +124,7 @@ class LocalTensor {
   // addressing of Ascend C's `LocalTensor<T>(TPosition::VECIN, addr, size)`); nothing else
   // tracks that memory, so do not mix it with TPipe buffers at the same addresses.
   LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize)
-      : data_(static_cast<T*>(detail::PositionAddress(pos, addr, uint64_t{tileSize} * sizeof(T)))),
+      : data_(static_cast<T*>(detail::PositionAddress(pos, addr, Bytes(tileSize)))),
         size_(tileSize),
         pos_(pos),
         checked_(CheckedLaunch()) {}
@@ -120,7 +133,7 @@ class LocalTensor {
   // Resizes the view to `size` elements (Ascend C's SetSize); the caller keeps it inside the
   // buffer, which the view cannot see.
   void SetSize(uint32_t size) { size_ = size; }
-  uint32_t GetLength() const { return size_ * static_cast<uint32_t>(sizeof(T)); }  // bytes
+  uint32_t GetLength() const { return static_cast<uint32_t>(Bytes(size_)); }
   TPosition GetPosition() const { return pos_; }
   T* GetPhyAddr() const { return data_; }
   T* data() const { return data_; }
@@ -131,34 +144,72 @@ class LocalTensor {
 
   T GetValue(uint32_t index) const {
     CheckIndex(index, "LocalTensor::GetValue");
-    return data_[index];
+    if constexpr (kInt4) {
+      return T(static_cast<uint32_t>(Byte(index) >> (index % 2 * 4)));
+    } else {
+      return data_[index];
+    }
   }
   void SetValue(uint32_t index, T value) const {
     CheckIndex(index, "LocalTensor::SetValue");
-    if (checked_) detail::ShadowWritten(data_ + index, sizeof(T));
-    data_[index] = value;
+    if constexpr (kInt4) {
+      if (checked_) detail::ShadowWritten(&Byte(index), 1);
+      const unsigned shift = index % 2 * 4;
+      Byte(index) = static_cast<uint8_t>((Byte(index) & ~(0xFu << shift)) |
+                                         (unsigned{value.storage} << shift));
+    } else {
+      if (checked_) detail::ShadowWritten(data_ + index, sizeof(T));
+      data_[index] = value;
+    }
   }
-  // May be a write: the element counts as written in checked mode.
+  // May be a write: the element counts as written in checked mode. Not for int4b_t, whose
+  // elements are not addressable.
   T& operator()(uint32_t index) const {
+    static_assert(!kInt4, "LocalTensor<int4b_t>: use GetValue / SetValue");
     CheckIndex(index, "LocalTensor::operator()");
     if (checked_) detail::ShadowWritten(data_ + index, sizeof(T));
     return data_[index];
   }
-  // The view starting `offset` elements in (offset == size gives an empty view).
+  // The view starting `offset` elements in (offset == size gives an empty view). An int4b_t view
+  // starts on a byte: its offset is even.
   LocalTensor operator[](uint32_t offset) const {
     TESSERA_KERNEL_CHECK(checked_, offset <= size_ && Live(), "LocalTensor::operator[]",
                          Describe(offset, "offset"));
+    TESSERA_KERNEL_CHECK(
+        checked_, !kInt4 || offset % 2 == 0, "LocalTensor::operator[]",
+        "an int4b_t view must start on a byte (offset " + std::to_string(offset) + " is odd)");
     LocalTensor view = *this;
-    view.data_ += offset;
+    view.data_ += kInt4 ? offset / 2 : offset;
     view.size_ = offset <= size_ ? size_ - offset : 0;
     return view;
   }
-  // The same bytes seen as U (size rounds down to whole elements).
+  TensorSymbol<T, TensorSymbolOp::kAdd> operator+(const LocalTensor& src1) const {
+    return {*this, src1};
+  }
+  TensorSymbol<T, TensorSymbolOp::kSub> operator-(const LocalTensor& src1) const {
+    return {*this, src1};
+  }
+  TensorSymbol<T, TensorSymbolOp::kMul> operator*(const LocalTensor& src1) const {
+    return {*this, src1};
+  }
+  TensorSymbol<T, TensorSymbolOp::kDiv> operator/(const LocalTensor& src1) const {
+    return {*this, src1};
+  }
+  TensorSymbol<T, TensorSymbolOp::kOr> operator|(const LocalTensor& src1) const {
+    return {*this, src1};
+  }
+  TensorSymbol<T, TensorSymbolOp::kAnd> operator&(const LocalTensor& src1) const {
+    return {*this, src1};
+  }
+  template <TensorSymbolOp op>
+  void operator=(const TensorSymbol<T, op>& symbol) const;  // vector.h
+
+  // The same bytes seen as U (size rounds down to whole elements; int4b_t has two per byte).
   template <class U>
   LocalTensor<U> ReinterpretCast() const {
     return LocalTensor<U>(reinterpret_cast<U*>(data_),
-                          static_cast<uint32_t>(uint64_t{size_} * sizeof(T) / sizeof(U)), pos_,
-                          checked_, generation_, seen_);
+                          static_cast<uint32_t>(uint64_t{size_} * kElemBits<T> / kElemBits<U>),
+                          pos_, checked_, generation_, seen_);
   }
 
   // True while the buffer behind the view has not been freed (always true in fast mode views).
@@ -174,10 +225,15 @@ class LocalTensor {
                              (Live() ? "count " + std::to_string(count) + " exceeds the tensor's " +
                                            std::to_string(size_) + " elements"
                                      : UseAfterFree()));
-    if (checked_ && role[0] == 'd') detail::ShadowWritten(data_, count * sizeof(T));
+    if (checked_ && role[0] == 'd') detail::ShadowWritten(data_, Bytes(count));
   }
 
  private:
+  static constexpr bool kInt4 = kElemBits<T> == 4;
+  // Bytes that hold `count` elements.
+  static uint64_t Bytes(uint64_t count) { return (count * kElemBits<T> + 7) / 8; }
+  uint8_t& Byte(uint32_t index) const { return reinterpret_cast<uint8_t*>(data_)[index / 2]; }
+
   void CheckIndex(uint32_t index, const char* api) const {
     TESSERA_KERNEL_CHECK(checked_, index < size_ && Live(), api, Describe(index, "index"));
   }

@@ -58,12 +58,14 @@ class QueueBase {
   int32_t DeQue();                                    // slot index; fails when empty
   void Free(const void* addr, uint32_t generation);   // fails on foreign tensor / double free
   bool HasBuffer(const void* addr) const;
+  void CheckNoneQueued(const char* api) const;  // fails while a buffer is enqueued
 
   template <class T>
   LocalTensor<T> View(int32_t slot) const {
     return LocalTensor<T>(reinterpret_cast<T*>(slots_[slot].addr),
-                          static_cast<uint32_t>(bytes_each_ / sizeof(T)), pos_, checked_,
-                          checked_ ? &slots_[slot].generation : nullptr, slots_[slot].generation);
+                          static_cast<uint32_t>(uint64_t{bytes_each_} * 8 / kElemBits<T>), pos_,
+                          checked_, checked_ ? &slots_[slot].generation : nullptr,
+                          slots_[slot].generation);
   }
   std::string Name() const;
 
@@ -108,6 +110,10 @@ class TQue : public detail::QueueBase {
   }
   // Ascend C spelling of "how many tensors are enqueued".
   int32_t GetTensorCountInQue() const { return count_; }
+  // Releases the queue's pending buffer events (before the pipe ends, as Ascend C kernels do
+  // after their last FreeTensor). The copies here finish before they return, so nothing waits;
+  // a buffer still in the queue fails the block, as the vendor's check does.
+  void FreeAllEvent() { CheckNoneQueued("FreeAllEvent"); }
   bool VacantInQue() const { return count_ < depth; }
 };
 
@@ -118,9 +124,12 @@ class TBuf {
   template <class T>
   LocalTensor<T> Get() const {
     if (base_ == nullptr)
-      KernelFail("TBuf::Get", "the buffer has no memory: call TPipe::InitBuffer first");
-    return LocalTensor<T>(reinterpret_cast<T*>(base_), static_cast<uint32_t>(bytes_ / sizeof(T)),
-                          pos, checked_, nullptr, 0);
+      KernelFail("TBuf::Get",
+                 "the buffer has no memory: call TPipe::InitBuffer first (a UB buffer on the AIC "
+                 "of a MIX kernel has none: use it under ASCEND_IS_AIV)");
+    return LocalTensor<T>(reinterpret_cast<T*>(base_),
+                          static_cast<uint32_t>(uint64_t{bytes_} * 8 / kElemBits<T>), pos, checked_,
+                          nullptr, 0);
   }
   template <class T>
   LocalTensor<T> Get(uint32_t count) const {

@@ -56,7 +56,12 @@ void RunBinary(BinaryOp op, const char* api, const LocalTensor<T>& dst, const Lo
     CheckCount(b, count, api, "src1");
     detail::ShadowPropagate(dst.data(), a.data(), b.data(), uint64_t(count) * sizeof(T));
   }
-  if (count > 0) Binary(op, DTypeOf<T>(), dst.data(), a.data(), b.data(), count);
+  if (count <= 0) return;
+  if constexpr (std::is_same_v<T, int16_t>) {
+    BinaryI16(op, dst.data(), a.data(), b.data(), count);
+  } else {
+    Binary(op, DTypeOf<T>(), dst.data(), a.data(), b.data(), count);
+  }
 }
 
 template <class T>
@@ -149,12 +154,16 @@ void RunUnaryRepeat(const char* api, bool is_set_mask, const LocalTensor<T>& dst
 // ---------------------------------------------------------------------------------------------
 // Binary, count form: dst[i] = src0[i] op src1[i] for i < count.
 // float/half/bfloat16: correctly rounded (IEEE fp32 op; 16-bit types then rounded once).
-// int32: wraps modulo 2^32. Max/Min with a NaN operand return the second operand (x86 rule).
+// int32 / int16 (Add, Sub, Mul, Max, Min): wrap modulo 2^32 / 2^16. Max/Min with a NaN operand
+// return the second operand (x86 rule).
 
 #define TESSERA_VEC_ANY_TYPE(api)                       \
   static_assert(vec::kIsVectorType<T>, api              \
                 ": supported element types are float, " \
                 "half, bfloat16 and int32_t")
+#define TESSERA_VEC_ARITH_TYPE(api)                                  \
+  static_assert(vec::kIsVectorType<T> || std::is_same_v<T, int16_t>, \
+                api ": supported element types are float, half, bfloat16, int32_t and int16_t")
 #define TESSERA_VEC_FLOAT_TYPE(api)                              \
   static_assert(vec::kIsFloatType<T>, api                        \
                 ": supported element types are float, half and " \
@@ -163,19 +172,19 @@ void RunUnaryRepeat(const char* api, bool is_set_mask, const LocalTensor<T>& dst
 template <class T>
 void Add(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
          int32_t count) {
-  TESSERA_VEC_ANY_TYPE("Add");
+  TESSERA_VEC_ARITH_TYPE("Add");
   vec::RunBinary(vec::BinaryOp::kAdd, "Add", dst, src0, src1, count);
 }
 template <class T>
 void Sub(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
          int32_t count) {
-  TESSERA_VEC_ANY_TYPE("Sub");
+  TESSERA_VEC_ARITH_TYPE("Sub");
   vec::RunBinary(vec::BinaryOp::kSub, "Sub", dst, src0, src1, count);
 }
 template <class T>
 void Mul(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
          int32_t count) {
-  TESSERA_VEC_ANY_TYPE("Mul");
+  TESSERA_VEC_ARITH_TYPE("Mul");
   vec::RunBinary(vec::BinaryOp::kMul, "Mul", dst, src0, src1, count);
 }
 template <class T>
@@ -187,13 +196,13 @@ void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTenso
 template <class T>
 void Max(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
          int32_t count) {
-  TESSERA_VEC_ANY_TYPE("Max");
+  TESSERA_VEC_ARITH_TYPE("Max");
   vec::RunBinary(vec::BinaryOp::kMax, "Max", dst, src0, src1, count);
 }
 template <class T>
 void Min(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
          int32_t count) {
-  TESSERA_VEC_ANY_TYPE("Min");
+  TESSERA_VEC_ARITH_TYPE("Min");
   vec::RunBinary(vec::BinaryOp::kMin, "Min", dst, src0, src1, count);
 }
 
@@ -448,36 +457,161 @@ void Silu(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
 // ---------------------------------------------------------------------------------------------
 // Cast(dst<U>, src<T>, mode, count). Supported pairs: half/bfloat16 -> float (exact, mode
 // ignored); float/half/bfloat16/int32 -> half, float/half -> bfloat16, float/half/bfloat16 ->
-// int32, int32 -> float, each with every RoundMode except ODD to int32 (a checked-mode error;
-// fast mode writes nothing). To int32: out-of-range values saturate, NaN gives 0.
-// Overflow to half/bfloat16 follows IEEE: RINT/ROUND/away directions give Inf, FLOOR of a large
+// int32, int32 -> float, int8/uint8/int4b_t -> half (exact), half -> int8/uint8/int4b_t
+// (saturating, NaN gives 0), each with every RoundMode except ODD to an integer type (a
+// checked-mode error; fast mode writes nothing). To int32: out-of-range values saturate, NaN gives
+// 0. Overflow to half/bfloat16 follows IEEE: RINT/ROUND/away directions give Inf, FLOOR of a large
 // positive (and TRUNC, ODD) give the largest finite value.
+
+namespace vec {
+template <class U, class T>
+inline constexpr bool kCastPair =
+    (std::is_same_v<U, float> &&
+     (std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || std::is_same_v<T, int32_t>)) ||
+    (std::is_same_v<U, half> && !std::is_same_v<T, half> && kIsVectorType<T>) ||
+    (std::is_same_v<U, bfloat16> && (std::is_same_v<T, float> || std::is_same_v<T, half>)) ||
+    (std::is_same_v<U, int32_t> && kIsFloatType<T>) ||
+    (std::is_same_v<U, half> &&
+     (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> || std::is_same_v<T, int4b_t>)) ||
+    (std::is_same_v<T, half> &&
+     (std::is_same_v<U, int8_t> || std::is_same_v<U, uint8_t> || std::is_same_v<U, int4b_t>));
+
+// Elements [first, first + n) of a packed int4b_t tensor from / to one int8 value each.
+inline void UnpackInt4(int8_t* out, const void* bytes, uint64_t first, size_t n) {
+  const auto* b = static_cast<const uint8_t*>(bytes);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t e = first + i;
+    out[i] = static_cast<int8_t>(int4b_t(uint32_t{b[e / 2]} >> (e % 2 * 4)));
+  }
+}
+inline void PackInt4(void* bytes, uint64_t first, const int8_t* v, size_t n) {
+  auto* b = static_cast<uint8_t*>(bytes);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t e = first + i;
+    const unsigned shift = e % 2 * 4;
+    b[e / 2] = static_cast<uint8_t>((b[e / 2] & ~(0xFu << shift)) | ((v[i] & 0xFu) << shift));
+  }
+}
+
+// dst elements [dst_first, +n) = src elements [src_first, +n) converted; false for CAST_ODD to an
+// integer type (nothing written).
+template <class U, class T>
+bool CastRun(U* dst, uint64_t dst_first, const T* src, uint64_t src_first, RoundMode mode,
+             size_t n) {
+  if constexpr (std::is_same_v<U, int4b_t>) {
+    if (mode == RoundMode::CAST_ODD) return false;
+    int8_t buf[256];
+    for (size_t i = 0; i < n; i += 256) {
+      const size_t m = std::min<size_t>(256, n - i);
+      CastHalfToInt4(mode, buf, src + src_first + i, m);
+      PackInt4(dst, dst_first + i, buf, m);
+    }
+    return true;
+  } else if constexpr (std::is_same_v<T, int4b_t>) {
+    int8_t buf[256];
+    for (size_t i = 0; i < n; i += 256) {
+      const size_t m = std::min<size_t>(256, n - i);
+      UnpackInt4(buf, src, src_first + i, m);
+      CastByteToHalf(true, dst + dst_first + i, buf, m);
+    }
+    return true;
+  } else if constexpr (std::is_same_v<U, half> &&
+                       (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>)) {
+    CastByteToHalf(std::is_signed_v<T>, dst + dst_first, src + src_first, n);
+    return true;
+  } else if constexpr (std::is_same_v<T, half> &&
+                       (std::is_same_v<U, int8_t> || std::is_same_v<U, uint8_t>)) {
+    return CastHalfToByte(std::is_signed_v<U>, mode, dst + dst_first, src + src_first, n);
+  } else {
+    return Cast(DTypeOf<U>(), DTypeOf<T>(), mode, dst + dst_first, src + src_first, n);
+  }
+}
+
+// The mask + repeat form of Cast. A repeat covers 8 blocks of the wider type (128 elements for
+// half <-> int4b_t or int8, 64 for float <-> half); element e of a repeat lives in block
+// e / (32 bytes of elements) of each operand, at the operand's block and repeat strides.
+template <class U, class T>
+void RunCastRepeat(bool is_set_mask, const LocalTensor<U>& dst, const LocalTensor<T>& src,
+                   RoundMode mode, uint64_t mask_len, const uint64_t* mask_bits, uint8_t repeat,
+                   const UnaryRepeatParams& p) {
+  const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
+  constexpr uint32_t kWideBits = std::max(kElemBits<U>, kElemBits<T>);
+  const detail::RepeatSelection sel = detail::ResolveRepeats(
+      kWideBits / 8, is_set_mask, mask_len, mask_bits, repeat, dst.checked(), "Cast");
+  constexpr uint64_t kPerRepeat = 2048 / kWideBits;
+  constexpr uint64_t kDstPerBlk = 256 / kElemBits<U>, kSrcPerBlk = 256 / kElemBits<T>;
+  // Runs contiguous in both operands, as (dst element, src element, length).
+  uint64_t run_d = 0, run_s = 0, run_n = 0, max_d = 0, max_s = 0;
+  bool ok = true;
+  auto flush = [&] {
+    if (run_n == 0) return;
+    max_d = std::max(max_d, run_d + run_n);
+    max_s = std::max(max_s, run_s + run_n);
+    if (dst.checked()) {
+      TESSERA_KERNEL_CHECK(true, max_d <= dst.GetSize() && max_s <= src.GetSize(), "Cast",
+                           "the repeats reach element " + std::to_string(max_d) + " of dst (" +
+                               std::to_string(dst.GetSize()) + ") and " + std::to_string(max_s) +
+                               " of src (" + std::to_string(src.GetSize()) + ")");
+      detail::ShadowWritten(reinterpret_cast<const uint8_t*>(dst.data()) + run_d * kElemBits<U> / 8,
+                            (run_n * kElemBits<U> + 7) / 8);
+    }
+    ok = CastRun(dst.data(), run_d, src.data(), run_s, mode, run_n) && ok;
+    run_n = 0;
+  };
+  for (uint64_t r = 0; r < sel.repeats; ++r) {
+    const uint64_t* bits = r + 1 == sel.repeats ? sel.last : sel.bits;
+    for (uint64_t e = 0; e < kPerRepeat; ++e) {
+      if ((bits[e / 64] >> (e % 64) & 1) == 0) continue;
+      const uint64_t d =
+          (r * p.dstRepStride + e / kDstPerBlk * p.dstBlkStride) * kDstPerBlk + e % kDstPerBlk;
+      const uint64_t s =
+          (r * p.srcRepStride + e / kSrcPerBlk * p.srcBlkStride) * kSrcPerBlk + e % kSrcPerBlk;
+      if (run_n > 0 && d == run_d + run_n && s == run_s + run_n) {
+        ++run_n;
+        continue;
+      }
+      flush();
+      run_d = d, run_s = s, run_n = 1;
+    }
+  }
+  flush();
+  TESSERA_KERNEL_CHECK(dst.checked(), ok, "Cast",
+                       "RoundMode CAST_ODD is not defined for a conversion to an integer type");
+}
+}  // namespace vec
 
 template <class U, class T>
 void Cast(const LocalTensor<U>& dst, const LocalTensor<T>& src, RoundMode mode, uint32_t count) {
   const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
-  constexpr bool kToFloat =
-      std::is_same_v<U, float> &&
-      (std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || std::is_same_v<T, int32_t>);
-  constexpr bool kToHalf =
-      std::is_same_v<U, half> && !std::is_same_v<T, half> && vec::kIsVectorType<T>;
-  constexpr bool kToBf16 =
-      std::is_same_v<U, bfloat16> && (std::is_same_v<T, float> || std::is_same_v<T, half>);
-  constexpr bool kToInt = std::is_same_v<U, int32_t> && vec::kIsFloatType<T>;
-  static_assert(kToFloat || kToHalf || kToBf16 || kToInt,
+  static_assert(vec::kCastPair<U, T>,
                 "Cast: unsupported type pair. Supported: half/bfloat16/int32 -> float, "
                 "float/bfloat16/int32 -> half, float/half -> bfloat16, float/half/bfloat16 -> "
-                "int32 (int32 -> bfloat16 would round twice: cast to float first)");
+                "int32, int8/uint8/int4b_t <-> half (int32 -> bfloat16 would round twice: cast "
+                "to float first)");
   if (dst.checked()) {
     vec::CheckCount(dst, static_cast<int32_t>(count), "Cast", "dst");
     vec::CheckCount(src, static_cast<int32_t>(count), "Cast", "src");
-    detail::ShadowPropagateCast(dst.data(), sizeof(U), src.data(), sizeof(T), count);
+    if constexpr (kElemBits<U> % 8 == 0 && kElemBits<T> % 8 == 0)
+      detail::ShadowPropagateCast(dst.data(), sizeof(U), src.data(), sizeof(T), count);
   }
   if (count == 0) return;
-  const bool ok =
-      vec::Cast(vec::DTypeOf<U>(), vec::DTypeOf<T>(), mode, dst.data(), src.data(), count);
+  const bool ok = vec::CastRun(dst.data(), 0, src.data(), 0, mode, count);
   TESSERA_KERNEL_CHECK(dst.checked(), ok, "Cast",
-                       "RoundMode CAST_ODD is not defined for a conversion to int32");
+                       "RoundMode CAST_ODD is not defined for a conversion to an integer type");
+}
+// Mask + repeat forms (see vec::RunCastRepeat): `mask` = the first `mask` elements of each
+// repeat, or a bit per element; isSetMask = false takes the mask register.
+template <class U, class T, bool isSetMask = true>
+void Cast(const LocalTensor<U>& dst, const LocalTensor<T>& src, RoundMode mode, uint64_t mask,
+          uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {
+  static_assert(vec::kCastPair<U, T>, "Cast: unsupported type pair (see the count form)");
+  vec::RunCastRepeat(isSetMask, dst, src, mode, mask, nullptr, repeatTime, repeatParams);
+}
+template <class U, class T, bool isSetMask = true>
+void Cast(const LocalTensor<U>& dst, const LocalTensor<T>& src, RoundMode mode,
+          const uint64_t mask[], uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {
+  static_assert(vec::kCastPair<U, T>, "Cast: unsupported type pair (see the count form)");
+  vec::RunCastRepeat(isSetMask, dst, src, mode, 0, mask, repeatTime, repeatParams);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -674,6 +808,7 @@ void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t rows
 
 #undef TESSERA_VEC_ANY_TYPE
 #undef TESSERA_VEC_FLOAT_TYPE
+#undef TESSERA_VEC_ARITH_TYPE
 
 }  // namespace tessera::kernel
 
@@ -683,3 +818,17 @@ void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t rows
 #include "tessera/kernel/vector_mask.h"
 #include "tessera/kernel/vector_move.h"
 #include "tessera/kernel/vector_reduce_repeat.h"
+
+namespace tessera::kernel {
+template <class T>
+template <TensorSymbolOp op>
+void LocalTensor<T>::operator=(const TensorSymbol<T, op>& symbol) const {
+  const int32_t count = static_cast<int32_t>(GetSize());
+  if constexpr (op == TensorSymbolOp::kAdd) Add(*this, symbol.src0, symbol.src1, count);
+  if constexpr (op == TensorSymbolOp::kSub) Sub(*this, symbol.src0, symbol.src1, count);
+  if constexpr (op == TensorSymbolOp::kMul) Mul(*this, symbol.src0, symbol.src1, count);
+  if constexpr (op == TensorSymbolOp::kDiv) Div(*this, symbol.src0, symbol.src1, count);
+  if constexpr (op == TensorSymbolOp::kOr) Or(*this, symbol.src0, symbol.src1, count);
+  if constexpr (op == TensorSymbolOp::kAnd) And(*this, symbol.src0, symbol.src1, count);
+}
+}  // namespace tessera::kernel

@@ -91,10 +91,19 @@ void RunCubeMmad(const CubeOperand& c, const CubeOperand& a, const CubeOperand& 
     KernelFail(kApi, "unitFlag " + Str(p.unitFlag) +
                          " is not 0 (off), 2 (more Mmads follow) or 3 (last Mmad)");
   }
+  // cmatrixSource without a bias tensor: C starts from the bias table's start (the address the
+  // vendor's instruction uses when no bias is given), where the kernel copied the bias.
+  CubeOperand table;
   if (bias == nullptr && !p.isBias && !p.cmatrixInitVal && p.cmatrixSource) {
-    KernelFail(kApi,
-               "cmatrixSource = true starts C from the bias table; use the bias form "
-               "Mmad(dst, fm, filter, bias, params)");
+    const device::BlockContext* ctx = device::CurrentBlock();
+    if (ctx == nullptr || ctx->bt == nullptr) {
+      KernelFail(kApi, "cmatrixSource = true starts C from the bias table, which a " +
+                           std::string(ctx ? device::CoreTypeName(ctx->core_type) : "host") +
+                           " core does not have");
+    }
+    table = CubeOperand{
+        ctx->bt, ctx->bt_bytes / CubeTypeBytes(c.type), c.type, TPosition::C2, c.checked, true};
+    bias = &table;
   }
   const uint32_t elem = CubeTypeBytes(a.type);
   const uint32_t c0 = 32 / elem;

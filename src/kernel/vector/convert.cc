@@ -356,6 +356,41 @@ bool Cast(DType to, DType from, RoundMode mode, void* dst, const void* src, size
   }
   return HWY_DYNAMIC_DISPATCH(CastImpl)(to, from, mode, dst, src, n);
 }
+// Through an int32 chunk: bytes widen exactly, and half -> int32 already rounds by `mode` and
+// saturates (NaN to 0), so clamping to the byte range saturates as the vendor's Cast does.
+void CastByteToHalf(bool is_signed, half* dst, const void* src, size_t n) {
+  constexpr size_t kChunk = 1024;
+  int32_t buf[kChunk];
+  const auto* in = static_cast<const uint8_t*>(src);
+  for (size_t i = 0; i < n; i += kChunk) {
+    const size_t m = std::min(kChunk, n - i);
+    for (size_t j = 0; j < m; ++j)
+      buf[j] = is_signed ? int32_t{static_cast<int8_t>(in[i + j])} : int32_t{in[i + j]};
+    HWY_DYNAMIC_DISPATCH(CastImpl)(DType::kF16, DType::kI32, RoundMode::CAST_NONE, dst + i, buf, m);
+  }
+}
+namespace {
+bool CastHalfToClamped(int32_t lo, int32_t hi, RoundMode mode, uint8_t* out, const half* src,
+                       size_t n) {
+  if (mode == RoundMode::CAST_ODD) return false;
+  constexpr size_t kChunk = 1024;
+  int32_t buf[kChunk];
+  for (size_t i = 0; i < n; i += kChunk) {
+    const size_t m = std::min(kChunk, n - i);
+    HWY_DYNAMIC_DISPATCH(CastImpl)(DType::kI32, DType::kF16, mode, buf, src + i, m);
+    for (size_t j = 0; j < m; ++j)
+      out[i + j] = static_cast<uint8_t>(std::clamp(buf[j], lo, hi));
+  }
+  return true;
+}
+}  // namespace
+bool CastHalfToByte(bool is_signed, RoundMode mode, void* dst, const half* src, size_t n) {
+  return CastHalfToClamped(is_signed ? -128 : 0, is_signed ? 127 : 255, mode,
+                           static_cast<uint8_t*>(dst), src, n);
+}
+bool CastHalfToInt4(RoundMode mode, int8_t* dst, const half* src, size_t n) {
+  return CastHalfToClamped(-8, 7, mode, reinterpret_cast<uint8_t*>(dst), src, n);
+}
 void Compare(CMPMODE mode, DType t, uint8_t* dst, const void* a, const void* b, size_t n) {
   HWY_DYNAMIC_DISPATCH(CompareImpl)(mode, t, dst, a, b, n);
 }

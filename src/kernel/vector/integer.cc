@@ -177,6 +177,25 @@ void IotaImpl(size_t elem_bytes, bool is_float, void* dst, Scalar first, size_t 
   }
 }
 
+// int16 arithmetic: Highway's integer Add/Sub/Mul wrap, as the vector unit's int16 ops do.
+void BinaryI16Impl(BinaryOp op, int16_t* dst, const int16_t* a, const int16_t* b, size_t n) {
+  using V = hn::Vec<hn::ScalableTag<int16_t>>;
+  switch (op) {
+    case BinaryOp::kAdd:
+      return MapAny(dst, a, b, n, [](auto, V x, V y) { return hn::Add(x, y); });
+    case BinaryOp::kSub:
+      return MapAny(dst, a, b, n, [](auto, V x, V y) { return hn::Sub(x, y); });
+    case BinaryOp::kMul:
+      return MapAny(dst, a, b, n, [](auto, V x, V y) { return hn::Mul(x, y); });
+    case BinaryOp::kMax:
+      return MapAny(dst, a, b, n, [](auto, V x, V y) { return hn::Max(x, y); });
+    case BinaryOp::kMin:
+      return MapAny(dst, a, b, n, [](auto, V x, V y) { return hn::Min(x, y); });
+    default:
+      return;  // rejected at compile time in vector.h
+  }
+}
+
 }  // namespace
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::kernel::vec
@@ -189,6 +208,11 @@ HWY_EXPORT(BitwiseImpl);
 HWY_EXPORT(BitwiseNotImpl);
 HWY_EXPORT(ShiftImpl);
 HWY_EXPORT(IotaImpl);
+HWY_EXPORT(BinaryI16Impl);
+
+void BinaryI16(BinaryOp op, int16_t* dst, const int16_t* a, const int16_t* b, size_t n) {
+  HWY_DYNAMIC_DISPATCH(BinaryI16Impl)(op, dst, a, b, n);
+}
 
 void Bitwise(BitOp op, size_t elem_bytes, void* dst, const void* a, const void* b, uint32_t s,
              size_t n) {

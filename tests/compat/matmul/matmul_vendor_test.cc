@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernel_operator.h"
@@ -21,6 +22,26 @@
 #include "tiling/tiling_api.h"
 
 namespace {
+
+// The accumulator type the vendor's matmul kernels name with GetMmDstType (dav-2201).
+static_assert(std::is_same_v<AscendC::GetMmDstType<half>::Type, float>);
+static_assert(std::is_same_v<AscendC::GetMmDstType<bfloat16_t>::Type, float>);
+static_assert(std::is_same_v<AscendC::GetMmDstType<float>::Type, float>);
+static_assert(std::is_same_v<AscendC::GetMmDstType<int8_t>::Type, int32_t>);
+static_assert(AscendC::Impl::QUEUE_DEPTH == 1);
+
+// The vendor's matmul utilities Ceil / CeilAlign against long double arithmetic.
+TEST(CompatMatmul, CeilAndCeilAlign) {
+  std::mt19937_64 rng(41);
+  for (int i = 0; i < 1000; ++i) {
+    const int64_t a = static_cast<int64_t>(rng() % 100000),
+                  b = static_cast<int64_t>(rng() % 97 + 1);
+    const auto want = static_cast<int64_t>(std::ceil(static_cast<long double>(a) / b));
+    EXPECT_EQ(AscendC::Ceil(a, b), want) << a << " / " << b;
+    EXPECT_EQ(AscendC::CeilAlign(static_cast<uint32_t>(a), static_cast<uint32_t>(b)),
+              static_cast<uint32_t>(want * b));
+  }
+}
 
 // Configurations are constexpr values with the vendor's defaults.
 static_assert(CFG_NORM.doNorm && !CFG_NORM.doMultiDataLoad && CFG_NORM.enUnitFlag, "CFG_NORM");

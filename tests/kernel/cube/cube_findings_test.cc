@@ -154,15 +154,6 @@ void MmadTooBig() {
   LocalTensor<float> c1 = l0c.Alloc<TPosition::CO1, float>(256);
   Mmad(c1, a2, b2, MmadParams{4096, 16, 16, 0, false, true});
 }
-void MmadSourceWithoutBias() {
-  LocalMemAllocator<Hardware::L0A> l0a;
-  LocalMemAllocator<Hardware::L0B> l0b;
-  LocalMemAllocator<Hardware::L0C> l0c;
-  LocalTensor<half> a2 = l0a.Alloc<TPosition::A2, half>(256);
-  LocalTensor<half> b2 = l0b.Alloc<TPosition::B2, half>(256);
-  LocalTensor<float> c1 = l0c.Alloc<TPosition::CO1, float>(256);
-  Mmad(c1, a2, b2, MmadParams{16, 16, 16, 0, true, false});
-}
 void TransposeFloatWithLoadData() {
   LocalMemAllocator<Hardware::L1> l1;
   LocalMemAllocator<Hardware::L0B> l0b;
@@ -182,8 +173,6 @@ TEST(CubeFindingsTest, RangesAndModesInBothModes) {
   for (bool checked : {false, true}) {
     ExpectFinding("mmad_range", MmadTooBig, checked,
                   {"Mmad: m 4096, n 16, k 16: each must be 0..4095"});
-    ExpectFinding("mmad_source", MmadSourceWithoutBias, checked,
-                  {"cmatrixSource = true", "bias form"});
     ExpectFinding("ld_tr", TransposeFloatWithLoadData, checked,
                   {"ifTranspose is for 2-byte types only; this is float"});
     ExpectFinding(

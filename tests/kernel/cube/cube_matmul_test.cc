@@ -27,6 +27,9 @@ struct MatmulCase {
   bool trans_a = false;  // A given as k x m
   bool trans_b = false;  // B given as n x k
   int bias = 0;          // 0 none; 1 float bias; 2 half bias widened on the way to the bias table
+  // The first Mmad starts C from the bias table's start without a bias tensor (cmatrixInitVal
+  // false, cmatrixSource true), as the vendor's mmad sample does.
+  bool bias_from_table = false;
   bool relu = false;
   bool unit_flag = false;
   QuantMode_t quant = NoQuant;
@@ -147,7 +150,12 @@ void MatmulKernel(T* a, T* b, uint8_t* bias, Out* c, MatmulCase cs) {
     WaitFlag<HardEvent::MTE1_M>(0);
     const bool last = k0 + base_k >= k;
     const uint8_t uf = cs.unit_flag ? (last ? 3 : 2) : 0;
-    if (k0 == 0 && cs.bias != 0) {
+    if (k0 == 0 && cs.bias != 0 && cs.bias_from_table) {
+      MmadParams p{m, n, kc, uf, false, false};
+      p.cmatrixInitVal = false;
+      p.cmatrixSource = true;
+      Mmad(c1, a2, b2, p);
+    } else if (k0 == 0 && cs.bias != 0) {
       Mmad(c1, a2, b2, bt, MmadParams{m, n, kc, uf, true, false});
     } else {
       Mmad(c1, a2, b2, MmadParams{m, n, kc, uf, false, k0 == 0});
@@ -298,6 +306,9 @@ TEST(CubeMatmulTest, BiasReluAndAccumulate) {
           RunMatmul<float, float, float>(cs);
           cs.unit_flag = false;  // CATLASS: no unit flag with int8
           RunMatmul<int8_t, int32_t, int32_t>(cs);
+          cs.bias_from_table = true;
+          RunMatmul<int8_t, int32_t, int32_t>(cs);
+          RunMatmul<float, float, float>(cs);
         }
       }
     }

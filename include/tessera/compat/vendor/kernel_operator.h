@@ -25,6 +25,7 @@
 #include "tessera/compat/kernel/adv_api.h"
 #include "tessera/compat/kernel/basic.h"
 #include "tessera/compat/kernel/list_tensor.h"
+#include "tessera/compat/kernel/std.h"
 #include "tessera/compat/kernel/sync.h"
 #include "tessera/compat/kernel/tiling.h"
 #include "tessera/core/float16.h"
@@ -40,6 +41,13 @@
 #define __kfc_workspace__
 #define ASCEND_IS_AIC (::tessera::kernel::IsAic())
 #define ASCEND_IS_AIV (::tessera::kernel::IsAiv())
+// Branch-prediction hints the vendor's headers define for kernels.
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
 #ifndef GM_ADDR
 #define GM_ADDR uint8_t*
 #endif

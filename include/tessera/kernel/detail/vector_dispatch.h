@@ -61,6 +61,14 @@ void BinaryScalar(ScalarOp op, DType t, void* dst, const void* src, Scalar s, si
 void Unary(UnaryOp op, DType t, void* dst, const void* src, size_t n);
 // Returns false when `mode` makes no sense for the pair (ODD to int32); nothing is written then.
 bool Cast(DType to, DType from, RoundMode mode, void* dst, const void* src, size_t n);
+// int8/uint8 -> half (exact) and half -> int8/uint8 (rounded by `mode`, saturated to the byte
+// type's range, NaN gives 0). Returns false for CAST_ODD to a byte type; nothing is written then.
+void CastByteToHalf(bool is_signed, half* dst, const void* src, size_t n);
+bool CastHalfToByte(bool is_signed, RoundMode mode, void* dst, const half* src, size_t n);
+// half -> int4b_t values (-8..7, one per int8; packing is the caller's), as CastHalfToByte.
+bool CastHalfToInt4(RoundMode mode, int8_t* dst, const half* src, size_t n);
+// int16 Add/Sub/Mul/Max/Min, wrapping modulo 2^16 (the other ops are not defined for int16).
+void BinaryI16(BinaryOp op, int16_t* dst, const int16_t* a, const int16_t* b, size_t n);
 void Compare(CMPMODE mode, DType t, uint8_t* dst, const void* a, const void* b, size_t n);
 // b == nullptr selects the scalar `s` (bit pattern of the element type) for cleared bits.
 void Select(size_t elem_bytes, void* dst, const uint8_t* mask, const void* a, const void* b,

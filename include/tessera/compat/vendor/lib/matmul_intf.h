@@ -56,12 +56,44 @@ using tessera::kernel::SHARED_CO1_BUFFER_SIZE;
 using tessera::kernel::SINGLE_BATCH;
 
 namespace AscendC {
+namespace Impl {
+// Depth of the queues the vendor's matmul kernels declare for their L0C / CO1 buffers.
+inline constexpr int32_t QUEUE_DEPTH = 1;
+}  // namespace Impl
+// Integer ceiling division and rounding up to a multiple, as the vendor's matmul utilities.
+template <class T>
+T Ceil(T num1, T num2) {
+  if (!(num2 > 0)) ::tessera::kernel::KernelFail("Ceil", "the divisor must be positive");
+  return (num1 + num2 - 1) / num2;
+}
+template <class T>
+T CeilAlign(T num1, T num2) {
+  return Ceil(num1, num2) * num2;
+}
 namespace Impl::Detail {
 using ::tessera::kernel::matmul_policy::MatmulPolicy;
 using ::tessera::kernel::matmul_policy::NBuffer33MatmulPolicy;
 }  // namespace Impl::Detail
 // Bytes of one C0 unit (a fractal row of 32 bytes), which Matmul kernels use for copy strides.
 inline constexpr uint32_t DEFAULT_C0_SIZE = 32;
+// The L0C (accumulator) type of a Matmul input type on dav-2201: float for half, bfloat16 and
+// float, int32 for int8; any other type accumulates in itself, as the vendor's primary template.
+template <class T>
+struct GetMmDstType {
+  using Type = T;
+};
+template <>
+struct GetMmDstType<half> {
+  using Type = float;
+};
+template <>
+struct GetMmDstType<bfloat16_t> {
+  using Type = float;
+};
+template <>
+struct GetMmDstType<int8_t> {
+  using Type = int32_t;
+};
 }  // namespace AscendC
 
 namespace matmul {
