@@ -128,11 +128,17 @@ void FailAlignment(const char* api, const char* what, uint64_t value);
 
 // Checked mode: the length must be whole 32-byte blocks and the UB side(s) 32-byte aligned. GM
 // addresses need no alignment: the NPU's copy engine reads and writes any GM address.
+// The bytes of `count` elements (int4b_t packs two per byte).
+template <class T>
+constexpr size_t CountBytes(uint32_t count) {
+  return (size_t{count} * kElemBits<T> + 7) / 8;
+}
+
 template <class T>
 void CheckCountCopy(const char* api, bool checked, const void* ub_dst, const void* ub_src,
                     uint32_t count) {
   if (!checked) return;
-  const uint64_t bytes = uint64_t{count} * sizeof(T);
+  const uint64_t bytes = CountBytes<T>(count);
   if (bytes % kBlockBytes != 0) FailAlignment(api, "length in bytes", bytes);
   if (reinterpret_cast<uintptr_t>(ub_dst) % kBlockBytes != 0) {
     FailAlignment(api, "destination UB address", reinterpret_cast<uintptr_t>(ub_dst));
@@ -214,8 +220,8 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t co
   detail::CheckCountCopy<T>("DataCopy", dst.checked(), dst.data(), nullptr, count);
   dst.CheckRange(count, "DataCopy", "destination");
   src.CheckRange(count, "DataCopy", "source");
-  if (src.checked()) detail::NoteGmRead(src.data(), size_t{count} * sizeof(T), "DataCopy");
-  std::memcpy(dst.data(), src.data(), size_t{count} * sizeof(T));
+  if (src.checked()) detail::NoteGmRead(src.data(), detail::CountBytes<T>(count), "DataCopy");
+  std::memcpy(dst.data(), src.data(), detail::CountBytes<T>(count));
 }
 
 // UB -> GM, `count` elements.
@@ -225,13 +231,14 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t co
   detail::CheckCountCopy<T>("DataCopy", src.checked(), nullptr, src.data(), count);
   dst.CheckRange(count, "DataCopy", "destination");
   src.CheckRange(count, "DataCopy", "source");
-  const size_t bytes = size_t{count} * sizeof(T);
+  const size_t bytes = detail::CountBytes<T>(count);
   if (src.checked()) {
     detail::ShadowCheckRead(src.data(), bytes, src.data(), sizeof(T), src.GetPosition(), "DataCopy",
                             "source");
   }
   detail::CopyToGlobal(dst.data(), src.data(), bytes,
-                       detail::PreferStreaming(dst.GetSize() * sizeof(T), bytes), "DataCopy");
+                       detail::PreferStreaming(detail::CountBytes<T>(dst.GetSize()), bytes),
+                       "DataCopy");
 }
 
 // UB -> UB, `count` elements.
@@ -241,7 +248,7 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t cou
   detail::CheckCountCopy<T>("DataCopy", dst.checked(), dst.data(), src.data(), count);
   dst.CheckRange(count, "DataCopy", "destination");
   src.CheckRange(count, "DataCopy", "source");
-  std::memmove(dst.data(), src.data(), size_t{count} * sizeof(T));
+  std::memmove(dst.data(), src.data(), detail::CountBytes<T>(count));
 }
 
 namespace detail {

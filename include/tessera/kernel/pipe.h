@@ -133,10 +133,10 @@ class TBuf {
   }
   template <class T>
   LocalTensor<T> Get(uint32_t count) const {
-    if (uint64_t{count} * sizeof(T) > bytes_) {
-      KernelFail("TBuf::Get", "count " + std::to_string(count) + " x " + std::to_string(sizeof(T)) +
-                                  " bytes exceeds the buffer's " + std::to_string(bytes_) +
-                                  " bytes");
+    if ((uint64_t{count} * kElemBits<T> + 7) / 8 > bytes_) {
+      KernelFail("TBuf::Get", "count " + std::to_string(count) + " x " +
+                                  std::to_string(kElemBits<T>) + " bits exceeds the buffer's " +
+                                  std::to_string(bytes_) + " bytes");
     }
     LocalTensor<T> all = Get<T>();
     return LocalTensor<T>(all.data(), count, pos, checked_, nullptr, 0);
@@ -144,11 +144,16 @@ class TBuf {
   // `size` elements starting `bufOffset` bytes in (Ascend C's GetWithOffset).
   template <class T>
   LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset) const {
-    if (uint64_t{bufOffset} + uint64_t{size} * sizeof(T) > bytes_ || bufOffset % 32 != 0) {
+    if (base_ == nullptr)
+      KernelFail("TBuf::GetWithOffset",
+                 "the buffer has no memory: call TPipe::InitBuffer first (a UB buffer on the AIC "
+                 "of a MIX kernel has none: use it under ASCEND_IS_AIV)");
+    if (uint64_t{bufOffset} + (uint64_t{size} * kElemBits<T> + 7) / 8 > bytes_ ||
+        bufOffset % 32 != 0) {
       KernelFail("TBuf::GetWithOffset", "offset " + std::to_string(bufOffset) + " + " +
                                             std::to_string(size) + " x " +
-                                            std::to_string(sizeof(T)) +
-                                            " bytes must be 32-byte aligned and inside the "
+                                            std::to_string(kElemBits<T>) +
+                                            " bits must be 32-byte aligned and inside the "
                                             "buffer's " +
                                             std::to_string(bytes_) + " bytes");
     }

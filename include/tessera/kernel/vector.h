@@ -548,12 +548,17 @@ void RunCastRepeat(bool is_set_mask, const LocalTensor<U>& dst, const LocalTenso
     max_d = std::max(max_d, run_d + run_n);
     max_s = std::max(max_s, run_s + run_n);
     if (dst.checked()) {
+      TESSERA_KERNEL_CHECK(true, dst.Live() && src.Live(), "Cast",
+                           "an operand's buffer was freed (FreeTensor) or handed on before the "
+                           "Cast");
       TESSERA_KERNEL_CHECK(true, max_d <= dst.GetSize() && max_s <= src.GetSize(), "Cast",
                            "the repeats reach element " + std::to_string(max_d) + " of dst (" +
                                std::to_string(dst.GetSize()) + ") and " + std::to_string(max_s) +
                                " of src (" + std::to_string(src.GetSize()) + ")");
-      detail::ShadowWritten(reinterpret_cast<const uint8_t*>(dst.data()) + run_d * kElemBits<U> / 8,
-                            (run_n * kElemBits<U> + 7) / 8);
+      // Every byte the run touches, including a partly written first or last int4b_t byte.
+      const uint64_t first = run_d * kElemBits<U> / 8;
+      const uint64_t last = ((run_d + run_n) * kElemBits<U> + 7) / 8;
+      detail::ShadowWritten(reinterpret_cast<const uint8_t*>(dst.data()) + first, last - first);
     }
     ok = CastRun(dst.data(), run_d, src.data(), run_s, mode, run_n) && ok;
     run_n = 0;

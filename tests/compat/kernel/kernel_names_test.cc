@@ -544,9 +544,10 @@ __global__ __vector__ void int4_custom(__gm__ half* x, __gm__ int8_t* y, __gm__ 
   AscendC::DataCopyPad(xGm, xl, AscendC::DataCopyExtParams{1, a.halves * 2, 0, 0, 0});
 }
 
+// Element e of packed int4 data (low nibble first), sign-extended by hand, not by int4b_t.
 int Nibble(const std::vector<int8_t>& y, uint64_t e) {
-  return static_cast<int8_t>(
-      AscendC::int4b_t(static_cast<uint32_t>(uint8_t(y[e / 2])) >> (e % 2 * 4)));
+  const int bits = (uint8_t(y[e / 2]) >> (e % 2 * 4)) & 0xF;
+  return (bits ^ 8) - 8;
 }
 
 void RunInt4(const Int4Args& a, std::vector<half>& x, std::vector<int8_t>& y) {
