@@ -21,16 +21,21 @@ void ExpectSame(const Vec& v, const std::vector<uint64_t>& ref) {
     ASSERT_EQ(v[i], ref[i]) << "at " << i;
 }
 
+// Appends the same n random values to both.
+void PushRandom(size_t n, std::mt19937_64& rng, Vec& v, std::vector<uint64_t>& ref) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t x = rng();
+    v.push_back(x);
+    ref.push_back(x);
+  }
+}
+
 TEST(InlineVectorTest, PushingItsOwnElementWhileGrowing) {
   std::mt19937_64 rng(11);
   for (size_t n : {1u, 3u, 4u, 7u, 8u, 31u}) {
     Vec v;
     std::vector<uint64_t> ref;
-    for (size_t i = 0; i < n; ++i) {
-      const uint64_t x = rng();
-      v.push_back(x);
-      ref.push_back(x);
-    }
+    PushRandom(n, rng, v, ref);
     // Each push may grow (4 -> 8 -> 16 -> 32 -> 64): the pushed value lives in the old block.
     for (size_t i = 0; i < 40; ++i) {
       const size_t from = rng() % ref.size();
@@ -46,11 +51,7 @@ TEST(InlineVectorTest, ResizingWithItsOwnElement) {
   for (size_t n : {1u, 4u, 5u, 17u}) {
     Vec v;
     std::vector<uint64_t> ref;
-    for (size_t i = 0; i < n; ++i) {
-      const uint64_t x = rng();
-      v.push_back(x);
-      ref.push_back(x);
-    }
+    PushRandom(n, rng, v, ref);
     const size_t to = n * 3 + 1;
     v.resize(to, v[n - 1]);
     ref.resize(to, ref[n - 1]);
