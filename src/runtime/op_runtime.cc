@@ -53,6 +53,7 @@ struct Plan {
   std::vector<RunTimeAttr> run_time;  // by name, as in the op definition
   std::vector<std::optional<DataType>> input_dtypes;
   std::vector<DataType> output_dtypes;
+  std::string profile;  // the device profile the tiling was made for
 
   Plan() = default;
   Plan(const Plan&) = delete;
@@ -74,6 +75,7 @@ struct Plan {
     run_time = std::move(other.run_time);
     input_dtypes = std::move(other.input_dtypes);
     output_dtypes = std::move(other.output_dtypes);
+    profile = std::move(other.profile);
     return *this;
   }
   ~Plan() {
@@ -446,6 +448,7 @@ Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
 
   Plan plan;
   plan.op_type = call.op_type;
+  plan.profile = arch.name;
   plan.kernel_name = match.op->kernel;
   plan.package = match.package->manifest.package;
   plan.entry = entry.fn;
@@ -851,6 +854,12 @@ Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
     return FailedPrecondition(
         plan.op_type +
         ": the executor was already run; executors are single use unless made repeatable");
+  }
+  // The tiling was made for the buffers and cores of the profile current at stage 1.
+  if (const std::string& now = device::CurrentArch().name; now != plan.profile) {
+    return FailedPrecondition(plan.op_type + ": the executor was prepared for device profile '" +
+                              plan.profile + "' but the current profile is '" + now +
+                              "'; call the first stage again after SetProfile");
   }
   if (workspace_size < plan.workspace) {
     return InvalidArgument("The passed workspace size " + std::to_string(workspace_size) +

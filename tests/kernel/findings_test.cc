@@ -284,6 +284,41 @@ void HugeStride(uint8_t* y) {
   DataCopy(g, buf.Get<uint8_t>(), DataCopyParams{4096, 1, 0, 32776});
 }
 
+// GatherMask in COUNTER mode over a source of exactly the elements it reads (70 of 72 floats in
+// two repeats): the check covers the elements read, not the last repeat's whole blocks.
+void GatherMaskCounterExactSource(float* x, float* y, uint64_t* count) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> src_buf, dst_buf;
+  pipe.InitBuffer(src_buf, 72 * sizeof(float));
+  pipe.InitBuffer(dst_buf, 72 * sizeof(float));
+  LocalTensor<float> src = src_buf.Get<float>(), dst = dst_buf.Get<float>();
+  GlobalTensor<float> gx, gy;
+  gx.SetGlobalBuffer(x, 72);
+  gy.SetGlobalBuffer(y, 72);
+  DataCopy(src, gx, 72);
+  uint64_t n = 0;
+  GatherMask(dst, src, uint8_t{7}, true, 70, GatherMaskParams{1, 2, 8, 0}, n);
+  for (uint64_t i = 0; i < n; ++i)
+    gy.SetValue(i, dst.GetValue(static_cast<uint32_t>(i)));
+  *count = n;
+}
+
+TEST(FindingsTest, GatherMaskCounterModeChecksTheElementsRead) {
+  testing::CheckedScope scope(true);
+  std::vector<float> host(72);
+  for (size_t i = 0; i < host.size(); ++i)
+    host[i] = static_cast<float>(i * 7 % 31) - 15.0f;
+  DeviceBuffer<float> x(host), y(72, 0.0f);
+  DeviceBuffer<uint64_t> count(1, 0);
+  const Status st =
+      RunKernel("gather_counter", 1, GatherMaskCounterExactSource, x.get(), y.get(), count.get());
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_EQ(count.ToHost()[0], 70u);
+  const auto out = y.ToHost();
+  for (size_t i = 0; i < 72; ++i)
+    ASSERT_EQ(out[i], i < 70 ? host[i] : 0.0f) << i;
+}
+
 TEST(FindingsTest, ReviewRegressions) {
   testing::CheckedScope scope(true);
   DeviceBuffer<float> x(64, 1.0f);

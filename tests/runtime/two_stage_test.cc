@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/float16.h"
-#include "tessera/runtime/op_runtime.h"
 #include "builtin_nn.h"  // the built-in package's generated op API (tsrAdd, ...)
+#include "tessera/core/float16.h"
+#include "tessera/device/device.h"
+#include "tessera/runtime/op_runtime.h"
 #include "tessera/tessera_nn.h"
 
 namespace {
@@ -239,6 +240,47 @@ TEST(TwoStageTest, SingleUseExecutorRunsOnce) {
   EXPECT_NE(std::string(again.message()).find("already run"), std::string::npos)
       << again.ToString();
   ASSERT_TRUE(tessera::device::Stream().Synchronize().ok());
+}
+
+// The tiling is made for the profile of stage 1 (its UB and core count): an executor run after
+// SetProfile changed it is refused with both profile names, and stage 1 again plans for the new
+// one.
+TEST(TwoStageTest, ExecutorFromAnotherProfileIsRefused) {
+  const int64_t n = 4097;
+  DevTensor x1({n}, TSR_FLOAT, 4), x2({n}, TSR_FLOAT, 4), y({n}, TSR_FLOAT, 4);
+  const auto a = Random(n, 31), b = Random(n, 32);
+  x1.Upload(a);
+  x2.Upload(b);
+  ASSERT_TRUE(tessera::device::SetProfile("native").ok());
+  uint64_t ws = 0;
+  tsrOpExecutor* exec = nullptr;
+  ASSERT_EQ(tsrAddGetWorkspaceSize(x1.t, x2.t, y.t, &ws, &exec), TSR_SUCCESS)
+      << tsrGetLastErrorMessage();
+  ASSERT_TRUE(tessera::device::SetProfile("ascend910b").ok());
+  void* workspace = nullptr;
+  if (ws > 0) {
+    ASSERT_EQ(tsrMalloc(&workspace, ws), TSR_SUCCESS);
+  }
+  EXPECT_EQ(tsrAdd(workspace, ws, exec, nullptr), TSR_ERROR_FAILED_PRECONDITION);
+  EXPECT_TRUE(
+      LastErrorHas("prepared for device profile 'native' but the current profile is "
+                   "'ascend910b'"))
+      << tsrGetLastErrorMessage();
+  tsrFree(workspace);
+  exec = nullptr;
+  ASSERT_EQ(tsrAddGetWorkspaceSize(x1.t, x2.t, y.t, &ws, &exec), TSR_SUCCESS)
+      << tsrGetLastErrorMessage();
+  workspace = nullptr;
+  if (ws > 0) {
+    ASSERT_EQ(tsrMalloc(&workspace, ws), TSR_SUCCESS);
+  }
+  ASSERT_EQ(tsrAdd(workspace, ws, exec, nullptr), TSR_SUCCESS) << tsrGetLastErrorMessage();
+  ASSERT_EQ(tsrSynchronizeStream(nullptr), TSR_SUCCESS) << tsrGetLastErrorMessage();
+  tsrFree(workspace);
+  ASSERT_TRUE(tessera::device::SetProfile("native").ok());
+  const auto out = y.Download<float>();
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], a[i] + b[i]) << i;
 }
 
 }  // namespace

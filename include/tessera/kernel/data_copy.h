@@ -374,9 +374,6 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   }
 }
 
-// Sets the value DataCopyPad (GM -> UB, isPad = false) writes after each block's data up to the
-// next 32-byte boundary; lasts until the block ends or sets another. `pos` (VECIN / VECOUT) is the
-// destination the vendor's register is for; both share one value here.
 // The DataCopyParams form (blockLen in bytes, strides as in DataCopyExtParams) with
 // DataCopyPadParams: the same copy, the pad element read from paddingValue's low bytes.
 template <class T>
@@ -392,6 +389,9 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
               ext);
 }
 
+// Sets the value DataCopyPad (GM -> UB, isPad = false) writes after each block's data up to the
+// next 32-byte boundary; lasts until the block ends or sets another. `pos` (VECIN / VECOUT) is the
+// destination the vendor's register is for; both share one value here.
 template <class T, TPosition pos = TPosition::VECIN>
 void SetPadValue(T value) {
   static_assert(sizeof(T) <= sizeof(uint64_t), "SetPadValue: element types of up to 8 bytes");

@@ -14,16 +14,11 @@ struct int4b_t {
   constexpr int4b_t() = default;
   constexpr int4b_t(int32_t value) : storage(static_cast<uint8_t>(value) & 0xFu) {}   // NOLINT
   constexpr int4b_t(uint32_t value) : storage(static_cast<uint8_t>(value) & 0xFu) {}  // NOLINT
-  // Sign-extended.
+  // Sign-extended. Comparisons go through it (no operators of its own, so `x == 3` is not
+  // ambiguous); the 16 values keep their order and equality.
   constexpr operator int8_t() const {  // NOLINT: widening is exact
     return static_cast<int8_t>((storage & 0x8u) != 0 ? storage | 0xF0u : storage);
   }
-  friend constexpr bool operator==(int4b_t a, int4b_t b) { return a.storage == b.storage; }
-  friend constexpr bool operator!=(int4b_t a, int4b_t b) { return a.storage != b.storage; }
-  friend constexpr bool operator<(int4b_t a, int4b_t b) { return int8_t(a) < int8_t(b); }
-  friend constexpr bool operator>(int4b_t a, int4b_t b) { return int8_t(a) > int8_t(b); }
-  friend constexpr bool operator<=(int4b_t a, int4b_t b) { return int8_t(a) <= int8_t(b); }
-  friend constexpr bool operator>=(int4b_t a, int4b_t b) { return int8_t(a) >= int8_t(b); }
 };
 
 // Bits of one element of a tensor of T (4 for int4b_t).

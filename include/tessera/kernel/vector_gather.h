@@ -65,13 +65,17 @@ uint64_t RunGatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src, boo
   // COUNTER (reduceMode = true): `mask` elements in all; NORMAL: whole repeats.
   const uint64_t repeats = counter ? (uint64_t{mask} + kPerRepeat - 1) / kPerRepeat : p.repeatTimes;
   const uint64_t total = counter ? uint64_t{mask} : repeats * kPerRepeat;
-  if (dst.checked() && repeats > 0) {
-    const uint64_t last_block = (repeats - 1) * p.src0RepeatStride + 7 * p.src0BlockStride;
-    TESSERA_KERNEL_CHECK(true, (last_block + 1) * kPerBlock <= src.GetSize() || total == 0, api,
-                         "src0: repeatTimes " + std::to_string(repeats) +
-                             " with strides reads up to " +
-                             std::to_string((last_block + 1) * kPerBlock) +
-                             " elements, the tensor has " + std::to_string(src.GetSize()));
+  if (dst.checked() && total > 0) {
+    // The last element read: in COUNTER mode the last repeat may stop inside any block.
+    const uint64_t last = total - 1 - (repeats - 1) * kPerRepeat;
+    const uint64_t end =
+        ((repeats - 1) * p.src0RepeatStride + last / kPerBlock * p.src0BlockStride) * kPerBlock +
+        last % kPerBlock + 1;
+    TESSERA_KERNEL_CHECK(true, end <= src.GetSize(), api,
+                         "src0: " + std::to_string(total) + " elements in " +
+                             std::to_string(repeats) + " repeats with strides read up to " +
+                             std::to_string(end) + " elements, the tensor has " +
+                             std::to_string(src.GetSize()));
   }
   T* d = dst.data();
   const T* s = src.data();
@@ -125,7 +129,11 @@ void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
   if (src1Pattern.checked()) {
     const uint64_t repeats =
         reduceMode ? (uint64_t{mask} + kPerRepeat - 1) / kPerRepeat : gatherMaskParams.repeatTimes;
-    const uint64_t need = repeats == 0 ? 0 : (repeats - 1) * rep_bytes + kPerRepeat / 8;
+    // Bytes up to the last element's bit (COUNTER mode may stop inside the last repeat).
+    const uint64_t total = reduceMode ? uint64_t{mask} : repeats * kPerRepeat;
+    const uint64_t need =
+        total == 0 ? 0
+                   : (repeats - 1) * rep_bytes + (total - 1 - (repeats - 1) * kPerRepeat) / 8 + 1;
     TESSERA_KERNEL_CHECK(true, need <= pattern_bytes && src1Pattern.Live(), "GatherMask",
                          "src1Pattern: " + std::to_string(need) +
                              " pattern bytes needed, the tensor has " +

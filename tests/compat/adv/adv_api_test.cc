@@ -16,6 +16,7 @@
 
 #include "dev_buf.h"
 #include "kernel_operator.h"
+#include "tessera/device/device.h"
 #include "tessera/device/launch.h"
 #include "tessera/device/memory.h"
 #include "tiling/tiling_api.h"
@@ -404,6 +405,10 @@ TEST(CompatAdvNormalization, TilingInfoRejectsMalformedShapes) {
   EXPECT_EQ(t.get_bLength(), 99u) << "a 2-D shape leaves the tiling alone";
   AscendC::GetLayerNormNDTilingInfo(AscendC::TensorShape({2, 3, 8, 9}), 0, 4, false, t);
   EXPECT_EQ(t.get_bLength(), 99u) << "originalH > H leaves the tiling alone";
+  AscendC::GetLayerNormNDTilingInfo(AscendC::TensorShape({65536, 65536, 2}), 0, 4, false, t);
+  EXPECT_EQ(t.get_bLength(), 99u) << "B*S*H past uint32_t leaves the tiling alone";
+  AscendC::GetLayerNormNDTilingInfo(AscendC::TensorShape({4294967295, 1, 1}), 0, 4, false, t);
+  EXPECT_EQ(t.get_bLength(), 99u) << "B*S rounded up to 8 rows past uint32_t";
   AscendC::GetLayerNormNDTilingInfo(AscendC::TensorShape({2, 3, 8}), 0, 4, false, t);
   EXPECT_EQ(t.get_bLength(), 2u);
   EXPECT_EQ(t.get_originalHLength(), 8u);
@@ -1023,6 +1028,23 @@ TEST(CompatAdvUtils, FillWritesExactlyTheFirstSizeElements) {
     for (uint32_t i = 0; i < n + 8; ++i)
       EXPECT_EQ(y[i], i < n ? 2.5f : -1.0f) << i;
   }
+}
+
+// Fill's writes are GM accesses for checked mode: two blocks filling the same elements with
+// nothing ordering them are a race.
+TEST(CompatAdvUtils, FillRaceIsReportedInCheckedMode) {
+  const bool was_checked = tessera::device::CheckedMode();
+  tessera::device::SetCheckedMode(true);
+  DevBuf<float> dy{Random<float>(40, -1, 1, 9)};
+  auto stream = tessera::device::Stream::Create();
+  ASSERT_TRUE(stream.ok());
+  tessera::Status st = tessera::device::Launch(fill_custom, 2, *stream, dy.gm(), 31u, 1.5f);
+  if (st.ok()) st = stream->Synchronize();
+  tessera::device::SetCheckedMode(was_checked);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("both write the same global memory"), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("Fill"), std::string::npos) << st.message();
 }
 
 // ---------------------------------------------------------------------------------------------

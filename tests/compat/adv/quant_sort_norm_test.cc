@@ -346,6 +346,12 @@ TEST(CompatAdvTopK, TilingFunc) {
   AscendC::tiling::TopkTiling kernel;
   EXPECT_FALSE(AscendC::TopKTilingFunc(*platform, 64, 3, 5, 4, false,
                                        AscendC::TopKMode::TOPK_NSMALL, true, kernel));
+  // allDataSize (int32) cannot hold inner * outter: refused rather than wrapped.
+  EXPECT_FALSE(AscendC::TopKTilingFunc(*platform, 65536, 32768, 5, 4, false,
+                                       AscendC::TopKMode::TOPK_NORMAL, true, kernel));
+  EXPECT_TRUE(AscendC::TopKTilingFunc(*platform, 65536, 32767, 5, 4, false,
+                                      AscendC::TopKMode::TOPK_NORMAL, true, kernel));
+  EXPECT_EQ(kernel.allDataSize, 65536 * 32767);
   uint32_t max_bytes = 1, min_bytes = 1;
   EXPECT_TRUE(AscendC::GetTopKMaxMinTmpSize(*platform, 32, 2, false, false,
                                             AscendC::TopKMode::TOPK_NORMAL, true, 4, max_bytes,

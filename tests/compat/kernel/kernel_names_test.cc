@@ -544,6 +544,11 @@ __global__ __vector__ void int4_custom(__gm__ half* x, __gm__ int8_t* y, __gm__ 
   AscendC::DataCopyPad(xGm, xl, AscendC::DataCopyExtParams{1, a.halves * 2, 0, 0, 0});
 }
 
+// int4b_t compares by value, with int literals too (one conversion, no ambiguity).
+static_assert(AscendC::int4b_t(3) == 3 && AscendC::int4b_t(-8) < 0 && 7 > AscendC::int4b_t(-1));
+static_assert(AscendC::int4b_t(19) == AscendC::int4b_t(3) && AscendC::int4b_t(-8) != 8);
+static_assert(AscendC::int4b_t(-8) < AscendC::int4b_t(7) && AscendC::int4b_t(15) == -1);
+
 // Element e of packed int4 data (low nibble first), sign-extended by hand, not by int4b_t.
 int Nibble(const std::vector<int8_t>& y, uint64_t e) {
   const int bits = (uint8_t(y[e / 2]) >> (e % 2 * 4)) & 0xF;

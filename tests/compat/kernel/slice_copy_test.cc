@@ -285,6 +285,37 @@ TEST(CompatListTensor, BadHeaderFails) {
   EXPECT_TRUE(tessera::device::Free(*dout).ok());
 }
 
+// Reads every descriptor of a list; the test expects the decode itself to fail.
+__global__ __vector__ void list_rank_custom(__gm__ uint8_t* list) {
+  AscendC::ListTensorDesc l((__gm__ void*)list);
+  for (uint32_t i = 0; i < l.GetSize(); ++i) {
+    uint64_t shape[2] = {0, 0};
+    AscendC::TensorDesc<float> d;
+    d.SetShapeAddr(shape);
+    l.GetDesc(d, i);
+  }
+}
+
+// A descriptor whose rank differs from the list's (the layout has one rank per list) fails with
+// the tensor's index and both ranks, instead of reading the next descriptor's words as its shape.
+TEST(CompatListTensor, MixedRanksFail) {
+  std::mt19937_64 rng(11);
+  const uint64_t p0 = rng(), p1 = rng();
+  // Tensor 0 is 2 x 3; tensor 1 claims rank 1, padded to the list's descriptor size.
+  std::vector<uint64_t> list{7 * 8, 2u, 2, 3, 1u | (uint64_t{1} << 32), 5, 0, p0, p1};
+  auto dl = tessera::device::Malloc(list.size() * 8);
+  ASSERT_TRUE(dl.ok());
+  ASSERT_TRUE(tessera::device::Memcpy(*dl, list.size() * 8, list.data(), list.size() * 8,
+                                      tessera::device::MemcpyKind::kHostToDevice)
+                  .ok());
+  const tessera::Status st = RunKernel(list_rank_custom, static_cast<uint8_t*>(*dl));
+  EXPECT_TRUE(tessera::device::Free(*dl).ok());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("tensor 1 has rank 1 but the list's tensors have rank 2"),
+            std::string::npos)
+      << st.message();
+}
+
 // out: [free bytes, stack bytes, stack offset from the buffer, stack bytes after a second
 // InitBuffer, a value written through the stack view and read back].
 __global__ __vector__ void stack_custom(__gm__ uint8_t* out) {

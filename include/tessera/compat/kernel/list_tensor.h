@@ -94,10 +94,20 @@ class ListTensorDesc {
       ::tessera::kernel::KernelFail("ListTensorDesc::GetDesc",
                                     "the list has no shapes or SetShapeAddr was not called");
     }
+    // The vendor's layout gives every tensor of a list the same rank (descriptors are found by
+    // stride); a descriptor of another rank means the list was built wrongly.
+    const uint64_t* header = shapes_ + uint64_t{index} * desc_words_;
+    if (static_cast<uint32_t>(*header & 0xffffffffu) != dim_) {
+      ::tessera::kernel::KernelFail(
+          "ListTensorDesc::GetDesc",
+          "tensor " + std::to_string(index) + " has rank " + std::to_string(*header & 0xffffffffu) +
+              " but the list's tensors have rank " + std::to_string(dim_) +
+              " (every tensor of a list has the same rank)");
+    }
     desc.dim_ = dim_;
     desc.index_ = index;
     desc.ptr_ = GetDataPtr<T>(index);
-    const uint64_t* shape = shapes_ + uint64_t{index} * desc_words_ + 1;
+    const uint64_t* shape = header + 1;
     for (uint32_t i = 0; i < dim_; ++i)
       desc.shape_[i] = shape[i];
   }

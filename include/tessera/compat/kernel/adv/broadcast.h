@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tessera/compat/kernel/adv/detail/adv_common.h"
+#include "tessera/device/gm_access.h"
 
 namespace tessera::compat::adv {
 
@@ -82,6 +83,10 @@ void Fill(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size, const T value) 
       "size " + std::to_string(size) + " exceeds the global tensor's " +
           std::to_string(gmWorkspaceAddr.GetSize()) + " elements");
   T* p = gmWorkspaceAddr.GetPhyAddr();
+  // Checked mode: the write counts for the race and unwritten-output checks like a DataCopy's.
+  if (gmWorkspaceAddr.checked() && size > 0)
+    ::tessera::device::NoteGmAccess(::tessera::device::GmAccess::kWrite, p, size * sizeof(T),
+                                    "Fill");
   for (uint64_t i = 0; i < size; ++i)
     p[i] = value;
 }

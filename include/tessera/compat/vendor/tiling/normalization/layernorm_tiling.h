@@ -41,7 +41,7 @@ END_TILING_DATA_DEF;
 namespace tessera::compat::adv {
 
 // B, S, H and originalH of a LayerNorm srcShape; false unless it has 3 or 4 positive dims
-// (originalH <= H) that fit in uint32_t.
+// (originalH <= H) whose element counts fit in uint32_t.
 struct NormDims {
   uint32_t b = 0, s = 0, h = 0, original_h = 0;
 };
@@ -54,6 +54,10 @@ inline bool ParseNormShape(const AscendC::TensorShape& shape, NormDims* out) {
   out->s = static_cast<uint32_t>(d[1]);
   out->h = static_cast<uint32_t>(d[2]);
   out->original_h = d.size() == 4 ? static_cast<uint32_t>(d[3]) : out->h;
+  // The tiling's element counts (B*S*H, and B*S rounded up to 8 rows) are uint32_t fields.
+  const uint64_t rows = uint64_t{out->b} * out->s;
+  const uint64_t rows_aligned = (rows + 7) / 8 * 8;
+  if (rows_aligned > UINT32_MAX || rows_aligned * out->h > UINT32_MAX) return false;
   return out->original_h <= out->h;
 }
 
@@ -74,7 +78,7 @@ void FillLayerNormShape(const NormDims& n, Tiling& t) {
 }
 
 // The [A, R] shape of LayerNorm's rstd form into LayerNormSeparateTiling; false unless srcShape
-// has 2 positive dims that fit in uint32_t.
+// has 2 positive dims whose product fits in uint32_t.
 template <class Tiling>
 bool FillLayerNormSeparateShape(const AscendC::TensorShape& shape, uint32_t stackBufferSize,
                                 Tiling& t) {
@@ -82,6 +86,7 @@ bool FillLayerNormSeparateShape(const AscendC::TensorShape& shape, uint32_t stac
   if (d.size() != 2) return false;
   for (int64_t v : d)
     if (v <= 0 || v > int64_t{UINT32_MAX}) return false;
+  if (uint64_t(d[0]) * uint64_t(d[1]) > UINT32_MAX) return false;  // inputXSize is uint32_t
   const uint32_t a = static_cast<uint32_t>(d[0]), r = static_cast<uint32_t>(d[1]);
   t.aLength = a;
   t.rLength = r;

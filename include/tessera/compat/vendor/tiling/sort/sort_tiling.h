@@ -26,6 +26,8 @@ inline bool FillTopkTiling(int32_t inner, int32_t outter, int32_t k, uint32_t da
   if (inner <= 0 || inner % 32 != 0 || outter <= 0 || k <= 0 || k > inner ||
       (dataTypeSize != 2 && dataTypeSize != 4) || (mode == TopKMode::TOPK_NSMALL && inner != 32))
     return false;
+  // allDataSize is an int32 field: a larger problem cannot be described.
+  if (int64_t{inner} * outter > INT32_MAX) return false;
   t = tiling::TopkTiling{};
   t.allDataSize = inner * outter;
   t.innerDataSize = inner;
@@ -38,7 +40,8 @@ inline bool FillTopkTiling(int32_t inner, int32_t outter, int32_t k, uint32_t da
 }  // namespace tiling_detail
 
 // TopK sorts in memory of its own: no temporary buffer (maxValue = minValue = 0). False for a
-// shape TopK refuses (inner not a positive multiple of 32, Small mode with inner != 32).
+// shape TopK refuses (inner not a positive multiple of 32, Small mode with inner != 32, or
+// inner * outter past INT32_MAX).
 inline bool GetTopKMaxMinTmpSize(const platform_ascendc::PlatformAscendC& /*ascendcPlatform*/,
                                  const int32_t inner, const int32_t outter,
                                  const bool /*isReuseSource*/, const bool /*isInitIndex*/,
