@@ -24,6 +24,7 @@
 
 #include "tessera/compat/kernel/adv_api.h"
 #include "tessera/compat/kernel/basic.h"
+#include "tessera/compat/kernel/layout.h"
 #include "tessera/compat/kernel/list_tensor.h"
 #include "tessera/compat/kernel/std.h"
 #include "tessera/compat/kernel/sync.h"
