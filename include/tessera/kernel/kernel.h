@@ -5,12 +5,12 @@
 #include <cstdint>
 
 #include "tessera/device/block.h"
+#include "tessera/kernel/buf_pool.h"
 #include "tessera/kernel/check.h"
 #include "tessera/kernel/cube/cube.h"
 #include "tessera/kernel/data_copy.h"
 #include "tessera/kernel/global_tensor.h"
 #include "tessera/kernel/local_tensor.h"
-#include "tessera/kernel/buf_pool.h"
 #include "tessera/kernel/pipe.h"
 #include "tessera/kernel/print.h"
 #include "tessera/kernel/sync.h"
