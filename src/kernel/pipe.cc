@@ -1,4 +1,5 @@
 #include "tessera/kernel/pipe.h"
+#include "tessera/kernel/buf_pool.h"
 
 #include <exception>
 #include <memory>
@@ -461,6 +462,125 @@ std::byte* TPipe::Take(uint64_t bytes, TPosition pos) {
   used += bytes;
   if (m == detail::Memory::kUb && CheckedLaunch()) detail::ShadowFresh(p, bytes);
   return p;
+}
+
+}  // namespace tessera::kernel
+
+namespace tessera::kernel {
+namespace detail {
+
+void BufPoolBase::AttachPool(std::byte* base, uint64_t bytes, const char* api) {
+  if (bytes_ != 0) KernelFail(api, "the pool already has memory");
+  base_ = base;
+  bytes_ = bytes;
+  used_ = 0;
+  buffers_ = 0;
+  offset_ = 0;
+  if (base != nullptr) {
+    std::byte* arena = nullptr;
+    size_t capacity = 0;
+    Arena(*device::CurrentBlock(), MemoryOf(pos_), &arena, &capacity);
+    offset_ = static_cast<uint32_t>(base - arena);
+  }
+}
+
+void BufPoolBase::SharePool(const BufPoolBase& other, uint64_t bytes, const char* api) {
+  other.CheckAttached(api);
+  if (MemoryOf(other.pos_) != MemoryOf(pos_)) {
+    KernelFail(api, std::string("a pool at ") + TPositionName(pos_) + " cannot share a pool at " +
+                        TPositionName(other.pos_));
+  }
+  if (bytes > other.bytes_) {
+    KernelFail(api, "the pool's " + std::to_string(bytes) + " bytes exceed the shared pool's " +
+                        std::to_string(other.bytes_));
+  }
+  AttachPool(nullptr, bytes, api);
+  base_ = other.base_;
+  offset_ = other.offset_;
+}
+
+void BufPoolBase::CheckAttached(const char* api) const {
+  if (bytes_ == 0) KernelFail(api, "the pool has no memory: call TPipe::InitBufPool first");
+}
+
+std::byte* BufPoolBase::Carve(uint64_t bytes, uint32_t buffers, const char* api) {
+  CheckAttached(api);
+  if (used_ + bytes > bytes_) {
+    KernelFail(api, "the pool's buffers need " + std::to_string(used_ + bytes) +
+                        " bytes, more than its " + std::to_string(bytes_));
+  }
+  if (buffers_ + buffers > max_buffers_) {
+    KernelFail(api, "the pool holds " + std::to_string(max_buffers_) + " buffers (bufIDSize); " +
+                        std::to_string(buffers_ + buffers) + " asked");
+  }
+  std::byte* p = base_ == nullptr ? nullptr : base_ + used_;
+  used_ += bytes;
+  buffers_ += buffers;
+  return p;
+}
+
+void BufPoolBase::SetCurAddr(uint32_t addr, const char* api) {
+  CheckAttached(api);
+  if (addr < offset_ || addr - offset_ > bytes_) {
+    KernelFail(api, "address " + std::to_string(addr) + " is outside the pool [" +
+                        std::to_string(offset_) + ", " + std::to_string(offset_ + bytes_) + "]");
+  }
+  used_ = addr - offset_;
+}
+
+void BufPoolBase::set_buffers(uint32_t n, const char* api) {
+  if (n > max_buffers_) {
+    KernelFail(api, std::to_string(n) + " buffers exceed the pool's " +
+                        std::to_string(max_buffers_) + " (bufIDSize)");
+  }
+  buffers_ = n;
+}
+
+std::byte* BufPoolBase::Address(uint32_t addr, uint64_t len, const char* api) const {
+  CheckAttached(api);
+  if (addr < offset_ || uint64_t{addr} - offset_ + len > bytes_) {
+    KernelFail(api, "bytes [" + std::to_string(addr) + ", " + std::to_string(addr + len) +
+                        ") are outside the pool [" + std::to_string(offset_) + ", " +
+                        std::to_string(offset_ + bytes_) + ")");
+  }
+  return base_ == nullptr ? nullptr : base_ + (addr - offset_);
+}
+
+std::byte* PoolAddress(const BufPoolBase& pool, uint32_t addr, uint64_t len, const char* api) {
+  return pool.Address(addr, len, api);
+}
+
+TPosition PoolPosition(const BufPoolBase& pool) {
+  return pool.pool_position();
+}
+
+void QueueBase::InitStartBufHandle(TBufHandle /*start*/, uint8_t num, uint32_t len) {
+  if (num < 1 || num > kMaxBuffersPerQueue) {
+    KernelFail("TQue::InitStartBufHandle", "buffer number " + std::to_string(num) +
+                                               " is out of range; expected 1.." +
+                                               std::to_string(kMaxBuffersPerQueue));
+  }
+  if (attached()) KernelFail("TQue::InitStartBufHandle", Name() + " already has buffers");
+  Attach(nullptr, num, len, CheckedLaunch());
+}
+
+void QueueBase::Place(uint32_t index, std::byte* addr, uint32_t len) {
+  if (index >= static_cast<uint32_t>(num_) || len != bytes_each_) {
+    KernelFail("TQue::InitBufHandle", Name() + ": buffer " + std::to_string(index) + " of " +
+                                          std::to_string(len) + " bytes; InitStartBufHandle gave " +
+                                          std::to_string(num_) + " buffers of " +
+                                          std::to_string(bytes_each_));
+  }
+  slots_[index].addr = addr;
+}
+
+}  // namespace detail
+
+void TPipe::Reset() {
+  if (!alive_) KernelFail("TPipe::Reset", "the pipe was destroyed");
+  detail::KernelBlockState& state = detail::State("TPipe::Reset");
+  for (int m = 0; m < static_cast<int>(detail::Memory::kCount); ++m)
+    state.used[m] = start_[m];
 }
 
 }  // namespace tessera::kernel

@@ -18,12 +18,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "ascendc_cores.h"
 #include "commands.h"
 
 namespace tessera::cli {
@@ -33,8 +35,9 @@ namespace fs = std::filesystem;
 
 struct Sample {
   fs::path dir;
-  std::string name;  // relative to the kit
-  std::string kind;  // "asc" or "op-project"
+  std::string name;   // relative to the kit
+  std::string kind;   // "asc" or "op-project"
+  std::string cores;  // "vector", "cube" or "mix" (ascendc_cores.h)
 };
 
 struct Outcome {
@@ -76,6 +79,20 @@ bool ForArch(const std::string& text, const std::string& arch) {
   return text.find(arch) != std::string::npos;
 }
 
+// The sample's class from its kernel and host sources (every C/C++/.asc file under its folder).
+std::string SampleCores(const fs::path& dir) {
+  std::vector<std::string> sources;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator();
+       ++it) {
+    const std::string ext = it->path().extension().string();
+    if (it->is_regular_file() && (ext == ".asc" || ext == ".cpp" || ext == ".cc" || ext == ".cxx" ||
+                                  ext == ".h" || ext == ".hpp")) {
+      sources.push_back(ReadText(it->path()));
+    }
+  }
+  return ClassifyCores(sources);
+}
+
 // Samples under `kit` built for `arch` (the arch appears in their CMakeLists.txt), sorted.
 std::vector<Sample> FindSamples(const fs::path& kit, const std::string& arch,
                                 const std::string& filter) {
@@ -96,7 +113,7 @@ std::vector<Sample> FindSamples(const fs::path& kit, const std::string& arch,
     const fs::path dir = it->path().parent_path();
     const std::string name = fs::relative(dir, kit).generic_string();
     if (!filter.empty() && name.find(filter) == std::string::npos) continue;
-    samples.push_back(Sample{dir, name, kind});
+    samples.push_back(Sample{dir, name, kind, ""});
   }
   // An op project's nested CMakeLists (op_host/, op_kernel/) belong to the project above them.
   std::sort(samples.begin(), samples.end(),
@@ -106,6 +123,8 @@ std::vector<Sample> FindSamples(const fs::path& kit, const std::string& arch,
     if (!top.empty() && s.name.rfind(top.back().name + "/", 0) == 0) continue;
     top.push_back(s);
   }
+  for (Sample& s : top)
+    s.cores = SampleCores(s.dir);
   return top;
 }
 
@@ -261,6 +280,12 @@ Outcome RunSample(const Sample& sample, const fs::path& work, const fs::path& as
   return outcome;
 }
 
+struct Totals {
+  int total = 0;
+  int built = 0;
+  int passed = 0;
+};
+
 fs::path DefaultAscDir() {
   if (const char* env = std::getenv("TESSERA_ASC_DIR"); env != nullptr && *env != '\0') return env;
   return TESSERA_ASC_DIR_DEFAULT;
@@ -317,37 +342,56 @@ int RunAscendcCheck(const AscendcCheckOptions& options) {
     work = tmpl;
   }
   nlohmann::json results = nlohmann::json::array();
-  int built = 0;
-  int passed = 0;
+  // Totals per class, in this order, then over all samples.
+  const std::vector<std::string> classes = {"vector", "cube", "mix", "all"};
+  std::map<std::string, Totals> totals;
   for (const Sample& sample : samples) {
     const Outcome o = RunSample(sample, work / sample.name, asc_dir, options.jobs, options.timeout,
                                 SampleProfile(options.arch));
-    built += o.built ? 1 : 0;
-    passed += o.passed ? 1 : 0;
+    for (const std::string& c : {sample.cores, std::string("all")}) {
+      Totals& t = totals[c];
+      ++t.total;
+      t.built += o.built ? 1 : 0;
+      t.passed += o.passed ? 1 : 0;
+    }
     results.push_back({{"sample", sample.name},
                        {"kind", sample.kind},
+                       {"cores", sample.cores},
                        {"built", o.built},
                        {"passed", o.passed},
                        {"phase", o.phase},
                        {"first_error", o.first_error},
                        {"seconds", o.seconds}});
     if (!options.json) {
-      std::cout << (o.passed ? "PASS  " : o.built ? "FAIL  " : "BUILD ") << sample.name;
+      std::cout << (o.passed  ? "PASS  "
+                    : o.built ? "FAIL  "
+                              : "BUILD ")
+                << sample.name << " (" << sample.cores << ")";
       if (!o.passed) std::cout << "  [" << o.phase << "] " << o.first_error;
       std::cout << std::endl;
     }
   }
-  const auto total = static_cast<int>(samples.size());
+  const Totals& all = totals["all"];
   if (options.json) {
+    nlohmann::json by_class = nlohmann::json::object();
+    for (const std::string& c : classes) {
+      const Totals& t = totals[c];
+      by_class[c] = {{"total", t.total}, {"built", t.built}, {"passed", t.passed}};
+    }
     nlohmann::json out = {{"kit", kit.string()}, {"arch", options.arch}, {"work", work.string()},
-                          {"total", total},      {"built", built},       {"passed", passed},
-                          {"samples", results}};
+                          {"total", all.total},  {"built", all.built},   {"passed", all.passed},
+                          {"cores", by_class},   {"samples", results}};
     std::cout << out.dump(2) << "\n";
   } else {
-    std::printf("%d samples: %d built (%.0f%%), %d passed (%.0f%%); logs under %s\n", total, built,
-                100.0 * built / total, passed, 100.0 * passed / total, work.string().c_str());
+    for (const std::string& c : classes) {
+      const Totals& t = totals[c];
+      if (t.total == 0) continue;
+      std::printf("%-6s %d samples: %d built (%.0f%%), %d passed (%.0f%%)\n", c.c_str(), t.total,
+                  t.built, 100.0 * t.built / t.total, t.passed, 100.0 * t.passed / t.total);
+    }
+    std::printf("logs under %s\n", work.string().c_str());
   }
-  return passed == total ? 0 : 1;
+  return all.passed == all.total ? 0 : 1;
 }
 
 }  // namespace tessera::cli

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "tessera/device/block.h"
+#include "tessera/kernel/buf_pool.h"
 #include "tessera/kernel/check.h"
 #include "tessera/kernel/cube/cube.h"
 #include "tessera/kernel/data_copy.h"

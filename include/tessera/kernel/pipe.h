@@ -32,7 +32,19 @@ namespace tessera::kernel {
 
 inline constexpr int32_t kMaxBuffersPerQueue = 8;
 
+// A buffer handle of a user-defined TBufPool (Ascend C's TBufHandle): the pool hands them out by
+// index; queues place their buffers by address (buf_pool.h).
+using TBufHandle = uint8_t*;
+
 namespace detail {
+
+class BufPoolBase;
+// The pool behind a TBufPool or a user-defined pool class (buf_pool.h).
+template <class Pool>
+const BufPoolBase& PoolOf(const Pool& pool);
+// Memory at `addr` for `len` bytes inside `pool`, failing the block otherwise.
+std::byte* PoolAddress(const BufPoolBase& pool, uint32_t addr, uint64_t len, const char* api);
+TPosition PoolPosition(const BufPoolBase& pool);
 
 // The queue machinery shared by every TQue instantiation.
 class QueueBase {
@@ -46,6 +58,15 @@ class QueueBase {
   void Attach(std::byte* base, int32_t num, uint32_t bytes_each, bool checked);
   bool attached() const { return num_ > 0; }
 
+  // A user-defined pool's placement (EXTERN_IMPL_BUFPOOL): InitStartBufHandle gives the queue
+  // `num` buffers of `len` bytes, InitBufHandle puts buffer `index` at address `addr` of the pool.
+  void InitStartBufHandle(TBufHandle start, uint8_t num, uint32_t len);
+  template <class Pool>
+  void InitBufHandle(Pool* pool, uint32_t index, TBufHandle /*handle*/, uint32_t addr,
+                     uint32_t len) {
+    Place(index, PoolAddress(PoolOf(*pool), addr, len, "TQue::InitBufHandle"), len);
+  }
+
  protected:
   struct Slot {
     std::byte* addr = nullptr;
@@ -58,6 +79,7 @@ class QueueBase {
   int32_t DeQue();                                    // slot index; fails when empty
   void Free(const void* addr, uint32_t generation);   // fails on foreign tensor / double free
   bool HasBuffer(const void* addr) const;
+  void Place(uint32_t index, std::byte* addr, uint32_t len);
   void CheckNoneQueued(const char* api) const;  // fails while a buffer is enqueued
 
   template <class T>
@@ -180,6 +202,27 @@ class TBuf {
     bytes_ = bytes;
     checked_ = checked;
   }
+  // A user-defined pool's placement (see TQue): one buffer of `len` bytes at `addr`.
+  void InitStartBufHandle(TBufHandle /*start*/, uint8_t num, uint32_t len) {
+    if (num != 1) {
+      KernelFail("TBuf::InitStartBufHandle", "a TBuf has one buffer, not " + std::to_string(num));
+    }
+    base_ = nullptr;
+    bytes_ = len;
+  }
+  template <class Pool>
+  void InitBufHandle(Pool* pool, uint32_t index, TBufHandle /*handle*/, uint32_t addr,
+                     uint32_t len) {
+    if (index != 0 || len != bytes_) {
+      KernelFail("TBuf::InitBufHandle", "buffer " + std::to_string(index) + " of " +
+                                            std::to_string(len) +
+                                            " bytes; InitStartBufHandle "
+                                            "gave one buffer of " +
+                                            std::to_string(bytes_));
+    }
+    Attach(detail::PoolAddress(detail::PoolOf(*pool), addr, len, "TBuf::InitBufHandle"), len,
+           CheckedLaunch());
+  }
 
  private:
   std::byte* base_ = nullptr;
@@ -215,6 +258,24 @@ class TPipe {
     std::byte* base = Take(each, pos);
     buf.Attach(base, static_cast<uint32_t>(each), checked_);
   }
+
+  // `len` bytes (rounded up to 32) of the pool's memory for a TBufPool or user-defined pool to
+  // carve queues from (buf_pool.h); with `shared`, the first `len` bytes of that pool instead.
+  template <class Pool>
+  bool InitBufPool(Pool& pool, uint32_t len) {
+    const uint64_t bytes = RoundUp(len);
+    pool.AttachPool(Take(bytes, detail::PoolPosition(detail::PoolOf(pool))), bytes,
+                    "TPipe::InitBufPool");
+    return true;
+  }
+  template <class Pool, class Shared>
+  bool InitBufPool(Pool& pool, uint32_t len, Shared& shared) {
+    pool.SharePool(detail::PoolOf(shared), RoundUp(len), "TPipe::InitBufPool");
+    return true;
+  }
+  // Returns every byte this pipe handed out, for InitBuffer / InitBufPool to hand out again
+  // (queues initialised before keep their addresses, as on the NPU).
+  void Reset();
 
   // Bytes of UB still free for this core.
   uint64_t FreeBytes() const;

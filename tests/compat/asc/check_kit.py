@@ -21,6 +21,13 @@ def expect(cond, what):
 expect(proc.returncode == 1, f"exit code 1 when a sample fails, got {proc.returncode}")
 expect(report["total"] == 3 and report["built"] == 2 and report["passed"] == 2,
        f"totals: {report['total']} samples, {report['built']} built, {report['passed']} passed")
+cores = report.get("cores", {})
+expect(cores.get("vector") == {"total": 3, "built": 2, "passed": 2}
+       and cores.get("cube") == {"total": 0, "built": 0, "passed": 0}
+       and cores.get("mix") == {"total": 0, "built": 0, "passed": 0}
+       and cores.get("all") == {"total": 3, "built": 2, "passed": 2},
+       f"per-class totals (every test-kit sample is a __vector__ kernel): {cores}")
+expect(all(s.get("cores") == "vector" for s in report["samples"]), "each sample's class is vector")
 good = samples.get("vector_scale", {})
 expect(good.get("passed") is True, f"vector_scale passes: {good}")
 split = samples.get("split_host", {})

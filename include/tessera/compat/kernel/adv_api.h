@@ -17,6 +17,7 @@
 #include "tessera/compat/kernel/adv/quant.h"
 #include "tessera/compat/kernel/adv/reduce.h"
 #include "tessera/compat/kernel/adv/sort.h"
+#include "tessera/compat/kernel/adv/transdata.h"
 #include "tessera/compat/kernel/adv/transpose.h"
 #include "tessera/compat/kernel/adv/unpad.h"
 #include "tessera/compat/kernel/adv/utils.h"

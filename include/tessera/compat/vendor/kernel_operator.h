@@ -24,6 +24,7 @@
 
 #include "tessera/compat/kernel/adv_api.h"
 #include "tessera/compat/kernel/basic.h"
+#include "tessera/compat/kernel/layout.h"
 #include "tessera/compat/kernel/list_tensor.h"
 #include "tessera/compat/kernel/std.h"
 #include "tessera/compat/kernel/sync.h"
@@ -75,6 +76,16 @@ using tessera::kernel::EVENT_ID6;
 using tessera::kernel::EVENT_ID7;
 // The vendor declares GetTPipePtr at global scope; samples call it unqualified.
 using tessera::kernel::GetTPipePtr;
+// The vendor toolchain's scalar min / max builtins, which kernels call unqualified (two operands
+// of one arithmetic type). A source that also says `using namespace std` must qualify std::min.
+template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+constexpr T min(T a, T b) {
+  return b < a ? b : a;
+}
+template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+constexpr T max(T a, T b) {
+  return a < b ? b : a;
+}
 
 namespace AscendC {
 using namespace tessera::kernel;

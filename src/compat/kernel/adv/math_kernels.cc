@@ -513,6 +513,69 @@ void FlashRowsImpl(DType t, void* dst, const void* src, size_t rows, size_t cols
   }
 }
 
+void FlashV3RowsImpl(DType t, void* dst, const void* src, size_t rows, size_t cols,
+                     uint32_t loop_cnt, float alpha, const float* in_mean, const float* in_max,
+                     const float* in_sum, float* mean, float* max, float* sum, float* exp_max) {
+  constexpr size_t kSplits = 8;  // the vendor's splitMeanCnt, one per 32-byte block of fp32
+  RowBuffer buf(cols);
+  float* x = buf.get();
+  const float scalar = alpha / (1.0f - alpha);
+  const size_t base_k = cols / kSplits;
+  for (size_t r = 0; r < rows; ++r) {
+    LoadRow(t, src, r * cols, cols, x);
+    // The vendor's reduction: the first 512 elements in blocks of 8 give 64 partial sums, every
+    // later repeat of 64 adds element-wise onto them, and split j sums partials 8j..8j+7.
+    float partial[64];
+    for (size_t q = 0; q < 64; ++q) {
+      float s = 0.f;
+      for (size_t k = 0; k < 8; ++k)
+        s += x[8 * q + k];
+      partial[q] = s;
+    }
+    for (size_t c = 512; c < cols; c += 64)
+      for (size_t q = 0; q < 64; ++q)
+        partial[q] += x[c + q];
+    float local[kSplits];
+    float total = 0.f;
+    for (size_t j = 0; j < kSplits; ++j) {
+      float s = 0.f;
+      for (size_t k = 0; k < 8; ++k)
+        s += partial[8 * j + k];
+      local[j] = s * (1.0f / static_cast<float>(base_k));
+      total += local[j];
+    }
+    const float row_mean = total * (1.0f / kSplits);
+    for (size_t j = 0; j < kSplits; ++j) {
+      const float shift = (row_mean - local[j]) * scalar;
+      for (size_t i = j * base_k; i < (j + 1) * base_k; ++i)
+        x[i] -= shift;
+    }
+    const float row_max = RowMax(x, cols);
+    float a = row_mean;
+    if (in_mean != nullptr) {
+      a = (in_mean[r] * (static_cast<float>(loop_cnt) - 1.0f) + row_mean) *
+          (1.0f / static_cast<float>(loop_cnt));
+    }
+    const float shift_curr = (row_mean - a) * scalar;
+    float m = row_max + shift_curr;
+    float e = 0.f;
+    if (in_mean != nullptr) {
+      const float shift_prev = (in_mean[r] - a) * scalar;
+      m = std::max(m, in_max[r] + shift_prev);
+      e = std::exp(in_max[r] - m + shift_prev);
+    }
+    float s = ExpShiftSum(x, cols, m - shift_curr);
+    if (in_mean != nullptr) {
+      s += e * in_sum[r];
+      exp_max[r] = e;
+    }
+    StoreRow(t, dst, r * cols, cols, x);
+    mean[r] = a;
+    max[r] = m;
+    sum[r] = s;
+  }
+}
+
 void SoftMaxGradRowsImpl(DType t, void* dst, const void* grad, const void* y, size_t rows,
                          size_t cols, size_t valid, float* front) {
   RowBuffer gb(valid);
@@ -565,6 +628,7 @@ HWY_EXPORT(CumSumImpl);
 HWY_EXPORT(SoftMaxRowsImpl);
 HWY_EXPORT(SimpleSoftMaxRowsImpl);
 HWY_EXPORT(FlashRowsImpl);
+HWY_EXPORT(FlashV3RowsImpl);
 HWY_EXPORT(SoftMaxGradRowsImpl);
 
 void Unary(UnaryFn fn, DType t, void* dst, const void* src, size_t n, float param) {
@@ -613,6 +677,12 @@ void FlashRows(DType t, void* dst, const void* src, size_t rows, size_t cols, si
                const float* in_max, const float* in_sum, float* max, float* sum, float* exp_max) {
   HWY_DYNAMIC_DISPATCH(FlashRowsImpl)
   (t, dst, src, rows, cols, valid_cols, in_max, in_sum, max, sum, exp_max);
+}
+void FlashV3Rows(DType t, void* dst, const void* src, size_t rows, size_t cols, uint32_t loop_cnt,
+                 float alpha, const float* in_mean, const float* in_max, const float* in_sum,
+                 float* mean, float* max, float* sum, float* exp_max) {
+  HWY_DYNAMIC_DISPATCH(FlashV3RowsImpl)
+  (t, dst, src, rows, cols, loop_cnt, alpha, in_mean, in_max, in_sum, mean, max, sum, exp_max);
 }
 void SoftMaxGradRows(DType t, void* dst, const void* grad, const void* y, size_t rows, size_t cols,
                      size_t valid_cols, float* front) {

@@ -14,6 +14,7 @@
 #include <cassert>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tessera/compat/kernel/adv/math_common.h"
@@ -298,6 +299,112 @@ void SoftmaxFlashV2(const LocalTensor<T>& dst, const LocalTensor<S>& expSumTenso
   SoftmaxFlashV2<T, isUpdate, isReuseSource, isBasicBlock, isDataFormatNZ, config>(
       dst, expSumTensor, maxTensor, src, expMaxTensor, inExpSumTensor, inMaxTensor, tiling,
       softmaxShapeInfo);
+}
+
+// SoftmaxFlashV3's shape and parameters: srcM rows of srcK elements (oriSrcM / oriSrcK equal to
+// them: the vendor supports no padding here), the running loop count, the split count of the
+// row means (8) and alpha.
+struct SoftMaxParams {
+  constexpr SoftMaxParams() = default;
+  constexpr SoftMaxParams(uint32_t srcMIn, uint32_t srcKIn, uint32_t oriSrcMIn, uint32_t oriSrcKIn,
+                          uint32_t loopCntIn, uint32_t splitMeanCntIn, float alphaIn)
+      : srcM(srcMIn),
+        srcK(srcKIn),
+        oriSrcM(oriSrcMIn),
+        oriSrcK(oriSrcKIn),
+        loopCnt(loopCntIn),
+        splitMeanCnt(splitMeanCntIn),
+        alpha(alphaIn) {}
+  uint32_t srcM{0};
+  uint32_t srcK{0};
+  uint32_t oriSrcM{0};
+  uint32_t oriSrcK{0};
+  uint32_t loopCnt{1};
+  uint32_t splitMeanCnt{8};
+  float alpha{0.9375f};
+};
+
+// Flash softmax, version 3 (the vendor's PASA): each row is cut into splitMeanCnt = 8 splits of
+// srcK / 8 elements; with the row mean A2 and split means A1 (summed in the vendor's order: 64
+// partial sums over the first 512 elements and each later repeat of 64), x -= (A2 - A1) *
+// alpha / (1 - alpha) per split. Without isUpdate: mean = A2, max = row max M, dst = e^(x - M),
+// expSum = row sum. With isUpdate and the running inMean / inMax / inExpSum: mean A =
+// (inMean (loopCnt - 1) + A2) / loopCnt, C = (A2 - A) s, P = (inMean - A) s, max M =
+// max(row max + C, inMax + P), dst = e^(x - (M - C)), expMax = e^(inMax - M + P), expSum =
+// expMax inExpSum + row sum. T is half and U float; srcK >= 512 and a multiple of 64; outputs may
+// alias the inputs. The statistics are block-broadcast per row ([srcM, 8] fp32, expMax
+// [srcM, 16] half).
+template <typename T, typename U, bool isUpdate = false, bool isReuseSource = false,
+          bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+void SoftmaxFlashV3(const LocalTensor<T>& dstTensor, const LocalTensor<U>& meanTensor,
+                    const LocalTensor<U>& expSumTensor, const LocalTensor<U>& maxTensor,
+                    const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor,
+                    const LocalTensor<U>& inMeanTensor, const LocalTensor<U>& inExpSumTensor,
+                    const LocalTensor<U>& inMaxTensor, const SoftMaxTiling& /*tiling*/,
+                    const SoftMaxParams& params) {
+  static_assert(std::is_same_v<T, ::tessera::half> && std::is_same_v<U, float>,
+                "SoftmaxFlashV3: T is half and U float, as the vendor supports");
+  const char* api = "SoftmaxFlashV3";
+  adv_detail::RequireNormalMode(config, api);
+  if (isDataFormatNZ)
+    ::tessera::kernel::KernelFail(api, "the NZ data format is not supported on tessera");
+  if (params.srcK < 512 || params.srcK % 64 != 0 || params.splitMeanCnt != 8 ||
+      params.oriSrcM != params.srcM || params.oriSrcK != params.srcK ||
+      (isUpdate && params.loopCnt < 1) || !(params.alpha < 1.0f)) {
+    ::tessera::kernel::KernelFail(
+        api, "params srcM " + std::to_string(params.srcM) + " srcK " + std::to_string(params.srcK) +
+                 " oriSrcM " + std::to_string(params.oriSrcM) + " oriSrcK " +
+                 std::to_string(params.oriSrcK) + " loopCnt " + std::to_string(params.loopCnt) +
+                 " splitMeanCnt " + std::to_string(params.splitMeanCnt) + " alpha " +
+                 std::to_string(params.alpha) +
+                 ": expected srcK >= 512 and a multiple of 64, splitMeanCnt 8, ori sizes equal "
+                 "to the sizes, loopCnt >= 1 with update and alpha < 1");
+  }
+  const ::tessera::kernel::detail::PipeScope phase(dstTensor.checked(),
+                                                   ::tessera::device::TracePipe::kV);
+  const uint32_t rows = params.srcM;
+  adv_detail::CheckRows(dstTensor, rows, params.srcK, api, "dst");
+  adv_detail::CheckRows(srcTensor, rows, params.srcK, api, "src");
+  adv_detail::CheckRows(meanTensor, rows, 8, api, "mean");
+  adv_detail::CheckRows(expSumTensor, rows, 8, api, "expSum");
+  adv_detail::CheckRows(maxTensor, rows, 8, api, "max");
+  if (isUpdate) {
+    adv_detail::CheckRows(expMaxTensor, rows, 16, api, "expMax");
+    adv_detail::CheckRows(inMeanTensor, rows, 8, api, "inMean");
+    adv_detail::CheckRows(inExpSumTensor, rows, 8, api, "inExpSum");
+    adv_detail::CheckRows(inMaxTensor, rows, 8, api, "inMax");
+  }
+  if (rows == 0) return;
+  std::vector<float> in_mean, in_max, in_sum;
+  if (isUpdate) {
+    in_mean = adv_detail::LoadStat(inMeanTensor, rows);
+    in_max = adv_detail::LoadStat(inMaxTensor, rows);
+    in_sum = adv_detail::LoadStat(inExpSumTensor, rows);
+  }
+  std::vector<float> mean(rows), mx(rows), sm(rows), em(isUpdate ? rows : 0);
+  ::tessera::compat::adv::FlashV3Rows(
+      ::tessera::kernel::vec::DTypeOf<T>(), dstTensor.data(), srcTensor.data(), rows, params.srcK,
+      params.loopCnt, params.alpha, isUpdate ? in_mean.data() : nullptr,
+      isUpdate ? in_max.data() : nullptr, isUpdate ? in_sum.data() : nullptr, mean.data(),
+      mx.data(), sm.data(), isUpdate ? em.data() : nullptr);
+  adv_detail::StoreStat(meanTensor, mean);
+  adv_detail::StoreStat(maxTensor, mx);
+  adv_detail::StoreStat(expSumTensor, sm);
+  if (isUpdate) adv_detail::StoreStat(expMaxTensor, em);
+}
+template <typename T, typename U, bool isUpdate = false, bool isReuseSource = false,
+          bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+void SoftmaxFlashV3(const LocalTensor<T>& dstTensor, const LocalTensor<U>& meanTensor,
+                    const LocalTensor<U>& expSumTensor, const LocalTensor<U>& maxTensor,
+                    const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor,
+                    const LocalTensor<U>& inMeanTensor, const LocalTensor<U>& inExpSumTensor,
+                    const LocalTensor<U>& inMaxTensor, const LocalTensor<uint8_t>&,
+                    const SoftMaxTiling& tiling, const SoftMaxParams& params) {
+  SoftmaxFlashV3<T, U, isUpdate, isReuseSource, isBasicBlock, isDataFormatNZ, config>(
+      dstTensor, meanTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor, inMeanTensor,
+      inExpSumTensor, inMaxTensor, tiling, params);
 }
 
 namespace adv_detail {

@@ -76,6 +76,13 @@ void SimpleSoftMaxRows(DType t, void* dst, const void* src, size_t rows, size_t 
 // e^(in_max - max) into exp_max when updating.
 void FlashRows(DType t, void* dst, const void* src, size_t rows, size_t cols, size_t valid_cols,
                const float* in_max, const float* in_sum, float* max, float* sum, float* exp_max);
+// SoftmaxFlashV3 (softmax.h) on rows of `cols` elements (cols >= 512, a multiple of 64): each
+// row is shifted by its split means, then exponentiated as FlashRows with the mean-corrected
+// maximum. `in_mean` (with in_max, in_sum) is null without update; writes the row mean, max and
+// sum, and e^(in_max - max + shiftPrev) into exp_max when updating.
+void FlashV3Rows(DType t, void* dst, const void* src, size_t rows, size_t cols, uint32_t loop_cnt,
+                 float alpha, const float* in_mean, const float* in_max, const float* in_sum,
+                 float* mean, float* max, float* sum, float* exp_max);
 // Row sums of grad * y (front), and dst = (grad - front) * y unless dst == nullptr.
 void SoftMaxGradRows(DType t, void* dst, const void* grad, const void* y, size_t rows, size_t cols,
                      size_t valid_cols, float* front);

@@ -1,0 +1,308 @@
+// TBufPool, TPipe::InitBufPool / Reset and user-defined pools (EXTERN_IMPL_BUFPOOL) in the vendor's
+// dialect, in fast and checked mode, against scalar references on random data. Built as C++17
+// and C++20.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernel_operator.h"
+#include "tessera/device/device.h"
+#include "tessera/device/launch.h"
+#include "tessera/device/memory.h"
+
+namespace {
+
+// A user-defined pool as the vendor's guide writes one: buffers placed one after another from
+// the pool's current address; `gap` bytes are skipped before each, and `overrun` places the last
+// buffer past the pool's end.
+class GapPool {
+ public:
+  GapPool() { Init(); }
+
+  template <class T>
+  bool InitBuffer(T& que, uint8_t num, uint32_t len) {
+    len = (len + 31) / 32 * 32;
+    auto handle = this->GetBufHandle(this->GetCurBufSize());
+    uint32_t addr = this->GetCurAddr() + gap;
+    que.InitStartBufHandle(handle, num, len);
+    for (uint32_t i = 0; i < num; ++i) {
+      que.InitBufHandle(this, i, handle, addr + i * len + (overrun ? 64 : 0), len);
+    }
+    this->SetCurAddr(addr + num * len);
+    this->SetCurBufSize(this->GetCurBufSize() + num);
+    return true;
+  }
+  template <AscendC::TPosition bufPos>
+  bool InitBuffer(AscendC::TBuf<bufPos>& buf, uint32_t len) {
+    len = (len + 31) / 32 * 32;
+    auto handle = this->GetBufHandle(this->GetCurBufSize());
+    const uint32_t addr = this->GetCurAddr() + gap;
+    buf.InitStartBufHandle(handle, 1, len);
+    buf.InitBufHandle(this, 0, handle, addr, len);
+    this->SetCurAddr(addr + len);
+    this->SetCurBufSize(this->GetCurBufSize() + 1);
+    return true;
+  }
+  uint32_t gap = 0;
+  bool overrun = false;
+  EXTERN_IMPL_BUFPOOL(GapPool, AscendC::TPosition::VECCALC, 4);
+};
+
+enum Scenario : int32_t { kReuse = 0, kSubdivide = 1, kCustom = 2 };
+
+// z = x + y in a first stage, then w = x * y in a second stage whose queues reuse the first
+// stage's memory (kReuse: two pools over the same bytes; kSubdivide: sub-pools of one pool), or
+// z = x + y with a queue and a TBuf placed by a user-defined pool (kCustom, w = x - y then).
+// out[0] gets 1 when the second stage's first buffer starts where the first stage's did.
+__global__ __vector__ void buf_pool_custom(__gm__ float* x, __gm__ float* y, __gm__ float* z,
+                                           __gm__ float* w, __gm__ int32_t* out, uint32_t n,
+                                           int32_t scenario) {
+  AscendC::TPipe pipe;
+  AscendC::TBufPool<AscendC::TPosition::VECCALC> outer, first, second;
+  AscendC::TQue<AscendC::TPosition::VECIN, 1> inX, inY, inX2, inY2;
+  AscendC::TQue<AscendC::TPosition::VECOUT, 1> outQ, outQ2;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> tmp;
+  AscendC::GlobalTensor<float> xg, yg, zg, wg;
+  xg.SetGlobalBuffer(x, n);
+  yg.SetGlobalBuffer(y, n);
+  zg.SetGlobalBuffer(z, n);
+  wg.SetGlobalBuffer(w, n);
+  const uint32_t bytes = n * sizeof(float);
+  const uint32_t tile = (bytes + 31) / 32 * 32;
+  if (scenario == kCustom) {
+    GapPool pool;
+    pool.gap = 32;
+    pipe.InitBufPool(pool, 3 * tile + 3 * 32);
+    pool.InitBuffer(inX, 1, bytes);
+    pool.InitBuffer(tmp, bytes);
+    pool.InitBuffer(outQ, 1, bytes);
+    AscendC::LocalTensor<float> a = inX.AllocTensor<float>();
+    AscendC::LocalTensor<float> b = tmp.Get<float>();
+    AscendC::DataCopy(a, xg, n);
+    AscendC::DataCopy(b, yg, n);
+    inX.EnQue(a);
+    a = inX.DeQue<float>();
+    AscendC::LocalTensor<float> c = outQ.AllocTensor<float>();
+    AscendC::Sub(c, a, b, n);
+    outQ.EnQue(c);
+    c = outQ.DeQue<float>();
+    AscendC::DataCopy(wg, c, n);
+    out[0] = static_cast<int32_t>(reinterpret_cast<uintptr_t>(b.GetPhyAddr()) -
+                                  reinterpret_cast<uintptr_t>(a.GetPhyAddr()));
+    inX.FreeTensor(a);
+    outQ.FreeTensor(c);
+    pool.Reset();
+    return;
+  }
+  if (scenario == kReuse) {
+    pipe.InitBufPool(first, 3 * tile);
+    pipe.InitBufPool(second, 3 * tile, first);
+  } else {
+    pipe.InitBufPool(outer, 6 * tile);
+    outer.InitBufPool(first, 3 * tile);
+    outer.InitBufPool(second, 3 * tile, first);
+  }
+  first.InitBuffer(inX, 1, bytes);
+  first.InitBuffer(inY, 1, bytes);
+  first.InitBuffer(outQ, 1, bytes);
+  {
+    AscendC::LocalTensor<float> a = inX.AllocTensor<float>();
+    AscendC::LocalTensor<float> b = inY.AllocTensor<float>();
+    AscendC::DataCopy(a, xg, n);
+    AscendC::DataCopy(b, yg, n);
+    inX.EnQue(a);
+    inY.EnQue(b);
+    a = inX.DeQue<float>();
+    b = inY.DeQue<float>();
+    AscendC::LocalTensor<float> c = outQ.AllocTensor<float>();
+    AscendC::Add(c, a, b, n);
+    outQ.EnQue(c);
+    c = outQ.DeQue<float>();
+    AscendC::DataCopy(zg, c, n);
+    out[1] = static_cast<int32_t>(reinterpret_cast<uintptr_t>(a.GetPhyAddr()) & 0x7fffffff);
+    inX.FreeTensor(a);
+    inY.FreeTensor(b);
+    outQ.FreeTensor(c);
+  }
+  first.Reset();
+  second.InitBuffer(inX2, 1, bytes);
+  second.InitBuffer(inY2, 1, bytes);
+  second.InitBuffer(outQ2, 1, bytes);
+  AscendC::LocalTensor<float> a = inX2.AllocTensor<float>();
+  AscendC::LocalTensor<float> b = inY2.AllocTensor<float>();
+  AscendC::DataCopy(a, xg, n);
+  AscendC::DataCopy(b, yg, n);
+  inX2.EnQue(a);
+  inY2.EnQue(b);
+  a = inX2.DeQue<float>();
+  b = inY2.DeQue<float>();
+  AscendC::LocalTensor<float> c = outQ2.AllocTensor<float>();
+  AscendC::Mul(c, a, b, n);
+  outQ2.EnQue(c);
+  c = outQ2.DeQue<float>();
+  AscendC::DataCopy(wg, c, n);
+  out[0] = out[1] == static_cast<int32_t>(reinterpret_cast<uintptr_t>(a.GetPhyAddr()) & 0x7fffffff)
+               ? 1
+               : 0;
+  inX2.FreeTensor(a);
+  inY2.FreeTensor(b);
+  outQ2.FreeTensor(c);
+  second.Reset();
+}
+
+struct Dev {
+  explicit Dev(size_t bytes) : ptr(*tessera::device::Malloc(bytes)), size(bytes) {}
+  ~Dev() { (void)tessera::device::Free(ptr); }
+  void Put(const void* host) {
+    ASSERT_TRUE(
+        tessera::device::Memcpy(ptr, size, host, size, tessera::device::MemcpyKind::kHostToDevice)
+            .ok());
+  }
+  void Get(void* host) {
+    ASSERT_TRUE(
+        tessera::device::Memcpy(host, size, ptr, size, tessera::device::MemcpyKind::kDeviceToHost)
+            .ok());
+  }
+  void* ptr;
+  size_t size;
+};
+
+class BufPool : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    was_checked_ = tessera::device::CheckedMode();
+    tessera::device::SetCheckedMode(GetParam());
+  }
+  void TearDown() override { tessera::device::SetCheckedMode(was_checked_); }
+  bool was_checked_ = false;
+};
+
+TEST_P(BufPool, StagesReuseThePoolsMemory) {
+  for (int32_t scenario : {kReuse, kSubdivide, kCustom}) {
+    for (uint32_t n : {8u, 56u, 248u, 4104u}) {  // DataCopy moves whole 32-byte blocks
+      std::mt19937 rng(n * 3 + static_cast<uint32_t>(scenario));
+      std::uniform_real_distribution<float> dist(-100.f, 100.f);
+      std::vector<float> x(n), y(n), z(n, 0.f), w(n, 0.f);
+      for (uint32_t i = 0; i < n; ++i) {
+        x[i] = dist(rng);
+        y[i] = dist(rng);
+      }
+      Dev dx(n * 4), dy(n * 4), dz(n * 4), dw(n * 4), dout(8);
+      dx.Put(x.data());
+      dy.Put(y.data());
+      dz.Put(z.data());
+      dw.Put(w.data());
+      tessera::device::Stream stream;
+      ASSERT_TRUE(tessera::device::Launch(buf_pool_custom, 1, stream, static_cast<float*>(dx.ptr),
+                                          static_cast<float*>(dy.ptr), static_cast<float*>(dz.ptr),
+                                          static_cast<float*>(dw.ptr),
+                                          static_cast<int32_t*>(dout.ptr), n, scenario)
+                      .ok());
+      const tessera::Status status = stream.Synchronize();
+      ASSERT_TRUE(status.ok()) << status.ToString();
+      int32_t out[2] = {};
+      dz.Get(z.data());
+      dw.Get(w.data());
+      dout.Get(out);
+      const uint32_t tile = (n * 4 + 31) / 32 * 32;
+      if (scenario == kCustom) {
+        // The TBuf follows the queue's buffer after the pool's 32-byte gap.
+        EXPECT_EQ(out[0], static_cast<int32_t>(tile + 32)) << n;
+      } else {
+        EXPECT_EQ(out[0], 1) << "scenario " << scenario << ", n " << n;
+      }
+      for (uint32_t i = 0; i < n; ++i) {
+        const double sum = static_cast<double>(x[i]) + y[i];
+        const double prod = static_cast<double>(x[i]) * y[i];
+        const double diff = static_cast<double>(x[i]) - y[i];
+        if (scenario != kCustom) {
+          ASSERT_NEAR(z[i], sum, 1e-5 * std::abs(sum) + 1e-6) << i;
+          ASSERT_NEAR(w[i], prod, 1e-5 * std::abs(prod) + 1e-6) << i;
+        } else {
+          ASSERT_NEAR(w[i], diff, 1e-5 * std::abs(diff) + 1e-6) << i;
+        }
+      }
+    }
+  }
+}
+
+// Misuse: 0 carves past a pool's bytes, 1 asks more buffers than bufIDSize, 2 shares a smaller
+// pool with a larger one, 3 places a custom pool's buffer past its end, 4 carves from a pool
+// without memory. 5 re-carves after TPipe::Reset (valid: the same bytes come back).
+__global__ __vector__ void pool_misuse_custom(__gm__ int32_t* out, int32_t misuse) {
+  AscendC::TPipe pipe;
+  AscendC::TBufPool<AscendC::TPosition::VECCALC, 2> pool, shared;
+  AscendC::TQue<AscendC::TPosition::VECIN, 1> q0, q1, q2;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+  if (misuse == 4) {
+    pool.InitBuffer(q0, 1, 64);
+    return;
+  }
+  if (misuse == 3) {
+    GapPool custom;
+    custom.overrun = true;
+    pipe.InitBufPool(custom, 128);
+    custom.InitBuffer(q0, 2, 64);
+    return;
+  }
+  pipe.InitBufPool(pool, 256);
+  if (misuse == 2) {
+    pipe.InitBufPool(shared, 512, pool);
+    return;
+  }
+  pool.InitBuffer(q0, 1, 64);
+  if (misuse == 0) {
+    pool.InitBuffer(q1, 1, 256);
+    return;
+  }
+  pool.InitBuffer(q1, 1, 64);
+  if (misuse == 1) {
+    pool.InitBuffer(buf, 32);
+    return;
+  }
+  AscendC::LocalTensor<int32_t> before = q0.AllocTensor<int32_t>();
+  pipe.Reset();
+  pipe.InitBuffer(q2, 1, 64);
+  AscendC::LocalTensor<int32_t> after = q2.AllocTensor<int32_t>();
+  out[0] = before.GetPhyAddr() == after.GetPhyAddr() ? 1 : 0;
+  q0.FreeTensor(before);
+  q2.FreeTensor(after);
+}
+
+TEST_P(BufPool, MisuseFailsTheBlockWithAMessage) {
+  const char* expected[] = {"more than its 256", "holds 2 buffers", "exceed the shared pool's 256",
+                            "outside the pool", "has no memory"};
+  Dev dout(4);
+  tessera::device::Stream stream;
+  for (int32_t misuse = 0; misuse < 5; ++misuse) {
+    const tessera::Status launched = tessera::device::Launch(
+        pool_misuse_custom, 1, stream, static_cast<int32_t*>(dout.ptr), misuse);
+    ASSERT_TRUE(launched.ok()) << launched.ToString();
+    const tessera::Status status = stream.Synchronize();
+    ASSERT_FALSE(status.ok()) << misuse;
+    EXPECT_NE(status.ToString().find(expected[misuse]), std::string::npos)
+        << misuse << ": " << status.ToString();
+    stream.ResetError();
+  }
+  int32_t zero = 0;
+  dout.Put(&zero);
+  ASSERT_TRUE(
+      tessera::device::Launch(pool_misuse_custom, 1, stream, static_cast<int32_t*>(dout.ptr), 5)
+          .ok());
+  const tessera::Status status = stream.Synchronize();
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  int32_t same = 0;
+  dout.Get(&same);
+  EXPECT_EQ(same, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(FastAndChecked, BufPool, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? std::string("Checked") : std::string("Fast");
+                         });
+
+}  // namespace
