@@ -84,6 +84,18 @@ TEST(AscendcCores, CommentsStringsAndMacrosDoNotCount) {
             "vector");
 }
 
+// A digit separator is no literal, and an unclosed quote (an apostrophe in a directive) ends at its
+// line: the kernel on the next line is still found.
+TEST(AscendcCores, QuotesThatOpenNoLiteral) {
+  EXPECT_EQ(Classify("constexpr int kN = 1'000;\n"
+                     "__global__ __cube__ void k(GM_ADDR x) { int y = 2'000; }"),
+            "cube");
+  EXPECT_EQ(Classify("#define NOTE (' left open)\n"
+                     "__global__ __cube__ void k(GM_ADDR x) {}"),
+            "cube");
+  EXPECT_EQ(StripComments("int n = 1'000; // c"), "int n = 1'000; ");
+}
+
 TEST(AscendcCores, StripComments) {
   EXPECT_EQ(StripComments("a // b\nc /* d\ne */ f \"// g\" '/'"), "a \nc   f \"// g\" '/'");
   EXPECT_EQ(StripComments("x /* never closed"), "x  ");

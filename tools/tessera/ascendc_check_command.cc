@@ -23,6 +23,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "ascendc_cores.h"
@@ -82,11 +83,16 @@ bool ForArch(const std::string& text, const std::string& arch) {
 // The sample's class from its kernel and host sources (every C/C++/.asc file under its folder).
 std::string SampleCores(const fs::path& dir) {
   std::vector<std::string> sources;
-  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator();
-       ++it) {
+  // Unreadable folders are skipped and a folder that vanishes ends the walk (error_code forms:
+  // the throwing ones would end the CLI).
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec),
+       end;
+       !ec && it != end; it.increment(ec)) {
     const std::string ext = it->path().extension().string();
-    if (it->is_regular_file() && (ext == ".asc" || ext == ".cpp" || ext == ".cc" || ext == ".cxx" ||
-                                  ext == ".h" || ext == ".hpp")) {
+    std::error_code type_ec;
+    if (it->is_regular_file(type_ec) && (ext == ".asc" || ext == ".cpp" || ext == ".cc" ||
+                                         ext == ".cxx" || ext == ".h" || ext == ".hpp")) {
       sources.push_back(ReadText(it->path()));
     }
   }
@@ -97,9 +103,12 @@ std::string SampleCores(const fs::path& dir) {
 std::vector<Sample> FindSamples(const fs::path& kit, const std::string& arch,
                                 const std::string& filter) {
   std::vector<Sample> samples;
-  for (auto it = fs::recursive_directory_iterator(kit); it != fs::recursive_directory_iterator();
-       ++it) {
-    if (!it->is_regular_file() || it->path().filename() != "CMakeLists.txt") continue;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(kit, fs::directory_options::skip_permission_denied, ec),
+       end;
+       !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (!it->is_regular_file(type_ec) || it->path().filename() != "CMakeLists.txt") continue;
     const std::string text = ReadText(it->path());
     std::string kind;
     if (text.find("LANGUAGES ASC") != std::string::npos) {

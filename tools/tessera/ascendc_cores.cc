@@ -100,12 +100,15 @@ std::string Strip(std::string_view source, bool blank_literals) {
       const size_t end = source.find("*/", i + 2);
       out += ' ';
       i = end == std::string_view::npos ? source.size() : end + 2;
-    } else if (c == '"' || c == '\'') {
-      // A literal up to its closing quote, escapes included (a "//" inside is not a comment).
+    } else if (c == '"' || (c == '\'' && (i == 0 || !IsIdent(source[i - 1])))) {
+      // A literal up to its closing quote, escapes included (a "//" inside is not a comment); a
+      // quote after a digit or letter is a digit separator (1'000). An unclosed literal ends at
+      // its line's end, keeping the newline so the next line stays a line of its own.
       size_t j = i + 1;
       while (j < source.size() && source[j] != c && source[j] != '\n')
         j += source[j] == '\\' ? 2 : 1;
-      j = std::min(j + 1, source.size());
+      j = std::min(j, source.size());
+      if (j < source.size() && source[j] == c) ++j;
       if (blank_literals) {
         out += c;
         out += c;
