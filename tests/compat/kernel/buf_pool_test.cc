@@ -251,13 +251,14 @@ TEST_P(BufPool, StagesReuseThePoolsMemory) {
 // without memory, 5 carves a pool after its Reset, 6 carves an L1 queue from a UB pool, 7 an L1
 // sub-pool from a UB pool, 8 allocates from a queue whose second buffer a custom pool never
 // placed, 9 places a buffer off the 32-byte grid, 10 places two buffers of a queue at one
-// address, 11 asks a pool of 0 bytes. Checked mode only: 12 reads a TBufPool queue that reuses
-// an earlier stage's written bytes, 13 the same through a custom pool.
+// address, 11 asks a pool of 0 bytes, 12 shares a pool after its Reset. Checked mode only: 13
+// reads a TBufPool queue that reuses an earlier stage's written bytes, 14 the same through a
+// custom pool.
 // kValid (valid): re-carves after TPipe::Reset (the same bytes come back: out[0]), attaches a
 // reset pool again (its first buffer is the pipe's first byte again: out[1]) and places a custom
 // pool's buffers with a length that is not a multiple of 32 (rounded as the vendor does).
-constexpr int32_t kMisuseCases = 14;
-constexpr int32_t kFirstCheckedOnly = 12;
+constexpr int32_t kMisuseCases = 15;
+constexpr int32_t kFirstCheckedOnly = 13;
 constexpr int32_t kValid = -1;
 __global__ __vector__ void pool_misuse_custom(__gm__ int32_t* out, int32_t misuse) {
   AscendC::TPipe pipe;
@@ -289,7 +290,7 @@ __global__ __vector__ void pool_misuse_custom(__gm__ int32_t* out, int32_t misus
     q3.FreeTensor(t);
     return;
   }
-  if (misuse == 13) {
+  if (misuse == 14) {
     GapPool first_stage, second_stage;
     pipe.InitBufPool(first_stage, 128);
     pipe.InitBufPool(second_stage, 128, first_stage);
@@ -306,6 +307,11 @@ __global__ __vector__ void pool_misuse_custom(__gm__ int32_t* out, int32_t misus
   }
   pipe.InitBufPool(pool, 256);
   if (misuse == 12) {
+    pool.Reset();
+    pipe.InitBufPool(shared, 64, pool);
+    return;
+  }
+  if (misuse == 13) {
     pipe.InitBufPool(shared, 256, pool);
     pool.InitBuffer(q0, 1, 64);
     AscendC::LocalTensor<int32_t> t = q0.AllocTensor<int32_t>();
@@ -387,6 +393,7 @@ TEST_P(BufPool, MisuseFailsTheBlockWithAMessage) {
                             "is not 32-byte aligned",
                             "buffer 1 at address 0 overlaps buffer 0 at address 0 (64 bytes each)",
                             "TPipe::InitBufPool: pool length 0",
+                            "TPipe::InitBufPool: the pool was Reset",
                             "never written",
                             "never written"};
   static_assert(sizeof(expected) / sizeof(expected[0]) == kMisuseCases);
