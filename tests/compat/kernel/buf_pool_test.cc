@@ -73,7 +73,8 @@ enum Scenario : int32_t { kReuse = 0, kSubdivide = 1, kCustom = 2 };
 // z = x + y in a first stage, then w = x * y in a second stage whose queues reuse the first
 // stage's memory (kReuse: two pools over the same bytes; kSubdivide: sub-pools of one pool), or
 // z = x + y with a queue and a TBuf placed by a user-defined pool (kCustom, w = x - y then).
-// out[0] gets 1 when the second stage's first buffer starts where the first stage's did.
+// out[0] gets 1 when the second stage's first buffer starts where the first stage's did and its
+// three buffers follow one another tile bytes apart (distinct, in carving order).
 __global__ __vector__ void buf_pool_custom(__gm__ float* x, __gm__ float* y, __gm__ float* z,
                                            __gm__ float* w, __gm__ int32_t* out, uint32_t n,
                                            int32_t scenario) {
@@ -161,9 +162,11 @@ __global__ __vector__ void buf_pool_custom(__gm__ float* x, __gm__ float* y, __g
   outQ2.EnQue(c);
   c = outQ2.DeQue<float>();
   AscendC::DataCopy(wg, c, n);
-  out[0] = out[1] == static_cast<int32_t>(reinterpret_cast<uintptr_t>(a.GetPhyAddr()) & 0x7fffffff)
-               ? 1
-               : 0;
+  const uintptr_t pa = reinterpret_cast<uintptr_t>(a.GetPhyAddr());
+  const uintptr_t pb = reinterpret_cast<uintptr_t>(b.GetPhyAddr());
+  const uintptr_t pc = reinterpret_cast<uintptr_t>(c.GetPhyAddr());
+  out[0] =
+      out[1] == static_cast<int32_t>(pa & 0x7fffffff) && pb == pa + tile && pc == pb + tile ? 1 : 0;
   inX2.FreeTensor(a);
   inY2.FreeTensor(b);
   outQ2.FreeTensor(c);
