@@ -184,6 +184,7 @@ std::string QueueBase::Name() const {
 }
 
 void QueueBase::Attach(std::byte* base, int32_t num, uint32_t bytes_each, bool checked) {
+  placing_ = false;
   num_ = num;
   bytes_each_ = bytes_each;
   checked_ = checked;
@@ -211,6 +212,13 @@ void QueueBase::CheckNoneQueued(const char* api) const {
 int32_t QueueBase::Alloc() {
   if (num_ == 0)
     KernelFail("AllocTensor", Name() + " has no buffers: call TPipe::InitBuffer first");
+  for (int32_t i = 0; placing_ && i < num_; ++i) {
+    if ((placed_ >> i & 1u) == 0) {
+      KernelFail("TQue::AllocTensor", Name() + ": buffer " + std::to_string(i) + " of " +
+                                          std::to_string(num_) +
+                                          " was never placed with InitBufHandle");
+    }
+  }
   if (slots_[0].addr == nullptr) {
     KernelFail("AllocTensor", Name() +
                                   ": a UB queue on the AIC of a MIX kernel has addresses but no "
@@ -464,13 +472,23 @@ std::byte* TPipe::Take(uint64_t bytes, TPosition pos) {
   return p;
 }
 
-}  // namespace tessera::kernel
-
-namespace tessera::kernel {
 namespace detail {
+
+void CheckPoolMemory(TPosition pool, TPosition pos, const char* api) {
+  if (MemoryOf(pos) != MemoryOf(pool) || pos == TPosition::GM || pos == TPosition::CO2) {
+    KernelFail(api,
+               std::string("position ") + TPositionName(pos) + " (" +
+                   (pos == TPosition::GM || pos == TPosition::CO2 ? "not on-chip"
+                                                                  : MemoryName(MemoryOf(pos))) +
+                   ") is not in the memory of the pool's position " + TPositionName(pool) + " (" +
+                   MemoryName(MemoryOf(pool)) + ")");
+  }
+}
 
 void BufPoolBase::AttachPool(std::byte* base, uint64_t bytes, const char* api) {
   if (bytes_ != 0) KernelFail(api, "the pool already has memory");
+  if (bytes == 0) KernelFail(api, "pool length 0: expected a length > 0");
+  reset_ = false;
   base_ = base;
   bytes_ = bytes;
   used_ = 0;
@@ -500,7 +518,13 @@ void BufPoolBase::SharePool(const BufPoolBase& other, uint64_t bytes, const char
 }
 
 void BufPoolBase::CheckAttached(const char* api) const {
-  if (bytes_ == 0) KernelFail(api, "the pool has no memory: call TPipe::InitBufPool first");
+  if (bytes_ != 0) return;
+  if (reset_) {
+    KernelFail(api,
+               "the pool was Reset; the vendor clears its start and length, so it cannot be carved "
+               "or shared again. Share its bytes with another pool before the Reset");
+  }
+  KernelFail(api, "the pool has no memory: call TPipe::InitBufPool first");
 }
 
 std::byte* BufPoolBase::Carve(uint64_t bytes, uint32_t buffers, const char* api) {
@@ -516,6 +540,8 @@ std::byte* BufPoolBase::Carve(uint64_t bytes, uint32_t buffers, const char* api)
   std::byte* p = base_ == nullptr ? nullptr : base_ + used_;
   used_ += bytes;
   buffers_ += buffers;
+  // A pool's bytes may hold an earlier stage's data: a new buffer starts out unwritten.
+  if (p != nullptr && buffers > 0 && CheckedLaunch()) ShadowFresh(p, bytes);
   return p;
 }
 
@@ -543,7 +569,12 @@ std::byte* BufPoolBase::Address(uint32_t addr, uint64_t len, const char* api) co
                         ") are outside the pool [" + std::to_string(offset_) + ", " +
                         std::to_string(offset_ + bytes_) + ")");
   }
-  return base_ == nullptr ? nullptr : base_ + (addr - offset_);
+  if (addr % 32 != 0)
+    KernelFail(api, "address " + std::to_string(addr) + " is not 32-byte aligned");
+  std::byte* p = base_ == nullptr ? nullptr : base_ + (addr - offset_);
+  // The placed buffer may hold an earlier stage's data: it starts out unwritten.
+  if (p != nullptr && CheckedLaunch()) ShadowFresh(p, len);
+  return p;
 }
 
 std::byte* PoolAddress(const BufPoolBase& pool, uint32_t addr, uint64_t len, const char* api) {
@@ -561,17 +592,32 @@ void QueueBase::InitStartBufHandle(TBufHandle /*start*/, uint8_t num, uint32_t l
                                                std::to_string(kMaxBuffersPerQueue));
   }
   if (attached()) KernelFail("TQue::InitStartBufHandle", Name() + " already has buffers");
-  Attach(nullptr, num, len, CheckedLaunch());
+  Attach(nullptr, num, static_cast<uint32_t>(PoolRound(len)), CheckedLaunch());
+  placing_ = true;
+  placed_ = 0;
 }
 
-void QueueBase::Place(uint32_t index, std::byte* addr, uint32_t len) {
+void QueueBase::Place(uint32_t index, uint32_t addr, std::byte* p, uint32_t len) {
   if (index >= static_cast<uint32_t>(num_) || len != bytes_each_) {
     KernelFail("TQue::InitBufHandle", Name() + ": buffer " + std::to_string(index) + " of " +
                                           std::to_string(len) + " bytes; InitStartBufHandle gave " +
                                           std::to_string(num_) + " buffers of " +
                                           std::to_string(bytes_each_));
   }
-  slots_[index].addr = addr;
+  for (int32_t j = 0; j < num_; ++j) {
+    if (j == static_cast<int32_t>(index) || (placed_ >> j & 1u) == 0) continue;
+    if (uint64_t{addr} < uint64_t{placed_addr_[j]} + len &&
+        uint64_t{placed_addr_[j]} < uint64_t{addr} + len) {
+      KernelFail("TQue::InitBufHandle", Name() + ": buffer " + std::to_string(index) +
+                                            " at address " + std::to_string(addr) +
+                                            " overlaps buffer " + std::to_string(j) +
+                                            " at address " + std::to_string(placed_addr_[j]) +
+                                            " (" + std::to_string(len) + " bytes each)");
+    }
+  }
+  slots_[index].addr = p;
+  placed_addr_[index] = addr;
+  placed_ |= 1u << index;
 }
 
 }  // namespace detail

@@ -1,26 +1,35 @@
-// TBufPool: a slice of a core's on-chip memory that queues and buffers are carved from and that can
-// be reset and carved again, as in Ascend C - so that stages of a kernel reuse the same memory.
+// TBufPool: a slice of a core's on-chip memory (UB or L1) that queues and buffers are carved from,
+// as in Ascend C - so that stages of a kernel reuse the same memory through pools that share it.
 //
 //   TPipe pipe;
 //   TBufPool<TPosition::VECCALC> stage1, stage2;
 //   pipe.InitBufPool(stage1, 3 * tile);          // 3 * tile bytes of UB
-//   pipe.InitBufPool(stage2, 3 * tile, stage1);  // the same bytes as stage1
+//   pipe.InitBufPool(stage2, 3 * tile, stage1);  // the same bytes as stage1 (share before Reset)
 //   stage1.InitBuffer(inQue, 1, tile);           // carved from stage1, in order
-//   ... stage1.Reset();                          // stage1's bytes may be carved again
+//   ... stage1.Reset();                          // stage1's buffers and data are invalid now
 //   stage2.InitBuffer(otherQue, 1, tile);        // stage2's first bytes are inQue's
 //
+// Reset detaches the pool, as the vendor's does (it clears the pool's start and length): queues
+// carved before keep their addresses, but carving or sharing the reset pool fails the block (on
+// the NPU it would place buffers at address 0); TPipe::InitBufPool may attach it again. In checked
+// mode a carved or placed UB buffer starts out unwritten, so reading a previous stage's data
+// through it is reported.
+//
 // A pool may hold sub-pools (pool.InitBufPool(sub, len[, shared])). Carving past the pool's bytes,
-// more buffers than its bufIDSize, or a queue that already has buffers fails the block.
+// more buffers than its bufIDSize, a queue that already has buffers, or a queue, buffer or
+// sub-pool whose position is not in the pool's memory fails the block.
 //
 // A user-defined pool (Ascend C's EXTERN_IMPL_BUFPOOL(Class, position, bufIDSize), placed in the
 // class body) gets Init, Reset, GetBufHandle, GetCurAddr / SetCurAddr (the next free UB address of
 // the pool) and GetCurBufSize / SetCurBufSize (buffers handed out) and places buffers itself
-// through the queues' InitStartBufHandle / InitBufHandle; an address outside the pool fails the
-// block.
+// through the queues' InitStartBufHandle / InitBufHandle; an address outside the pool or not
+// 32-byte aligned, a buffer overlapping another of the same queue, or AllocTensor while a buffer
+// is unplaced fails the block.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "tessera/kernel/check.h"
 #include "tessera/kernel/pipe.h"
@@ -44,9 +53,18 @@ class BufPoolBase {
 
   // `bytes` from the cursor for `buffers` more buffers; fails past the pool's bytes or bufIDSize.
   std::byte* Carve(uint64_t bytes, uint32_t buffers, const char* api);
+  // Reset: detaches the pool (see above); InitPool: the same, for a pool that was never used.
   void ResetPool() {
+    InitPool();
+    reset_ = true;
+  }
+  void InitPool() {
+    base_ = nullptr;
+    offset_ = 0;
+    bytes_ = 0;
     used_ = 0;
     buffers_ = 0;
+    reset_ = false;
   }
   // The UB (or L1) address of the cursor, and setting it (a user-defined pool's own carving).
   uint32_t CurAddr() const { return offset_ + static_cast<uint32_t>(used_); }
@@ -65,21 +83,20 @@ class BufPoolBase {
   uint64_t bytes_ = 0;
   uint64_t used_ = 0;
   uint32_t buffers_ = 0;
+  bool reset_ = false;  // detached by Reset (for the message)
 };
 
 inline uint64_t PoolRound(uint32_t bytes) {
   return (uint64_t{bytes} + 31u) / 32u * 32u;
 }
 
-template <class Pool>
-const BufPoolBase& PoolOf(const Pool& pool) {
-  return static_cast<const BufPoolBase&>(pool);
-}
-
 }  // namespace detail
 
 template <TPosition pos, uint32_t bufIDSize = 4>
 class TBufPool : public detail::BufPoolBase {
+  static_assert(detail::IsPoolPosition(pos),
+                "TBufPool position should be one of L1 (A1/B1/C1) or UB (VECIN/VECOUT/VECCALC)");
+
  public:
   TBufPool() : BufPoolBase(pos, bufIDSize) {}
 
@@ -92,6 +109,7 @@ class TBufPool : public detail::BufPoolBase {
                                              std::to_string(kMaxBuffersPerQueue));
     }
     if (que.attached()) KernelFail("TBufPool::InitBuffer", "the queue already has buffers");
+    detail::CheckPoolMemory(pos, qpos, "TBufPool::InitBuffer");
     const uint64_t each = detail::PoolRound(len);
     std::byte* base = Carve(each * num, num, "TBufPool::InitBuffer");
     que.Attach(base, num, static_cast<uint32_t>(each), CheckedLaunch());
@@ -99,6 +117,7 @@ class TBufPool : public detail::BufPoolBase {
   }
   template <TPosition bpos>
   bool InitBuffer(TBuf<bpos>& buf, uint32_t len) {
+    detail::CheckPoolMemory(pos, bpos, "TBufPool::InitBuffer");
     const uint64_t each = detail::PoolRound(len);
     buf.Attach(Carve(each, 1, "TBufPool::InitBuffer"), static_cast<uint32_t>(each),
                CheckedLaunch());
@@ -108,6 +127,8 @@ class TBufPool : public detail::BufPoolBase {
   // of this pool too).
   template <class Pool>
   bool InitBufPool(Pool& sub, uint32_t len) {
+    detail::CheckPoolMemory(pos, detail::PoolPosition(detail::PoolOf(sub)),
+                            "TBufPool::InitBufPool");
     const uint64_t bytes = detail::PoolRound(len);
     sub.AttachPool(Carve(bytes, 0, "TBufPool::InitBufPool"), bytes, "TBufPool::InitBufPool");
     return true;
@@ -118,7 +139,7 @@ class TBufPool : public detail::BufPoolBase {
     sub.SharePool(detail::PoolOf(shared), detail::PoolRound(len), "TBufPool::InitBufPool");
     return true;
   }
-  // Every byte of the pool may be carved again (queues carved before keep their addresses).
+  // Detaches the pool (see above); queues carved before keep their addresses.
   void Reset() { ResetPool(); }
 };
 
@@ -126,9 +147,13 @@ class TBufPool : public detail::BufPoolBase {
 
 // The pool hooks of a user-defined TBufPool class (see above).
 #define EXTERN_IMPL_BUFPOOL(EXT_BUFPOOL, POSITION, BUFID_SIZE)                                \
+  static_assert(::tessera::kernel::detail::IsPoolPosition(POSITION), #EXT_BUFPOOL             \
+                ": a pool's position should be one of L1 (A1/B1/C1) or UB "                   \
+                "(VECIN/VECOUT/VECCALC)");                                                    \
+                                                                                              \
  public:                                                                                      \
   void Init() {                                                                               \
-    tessera_pool_.ResetPool();                                                                \
+    tessera_pool_.InitPool();                                                                 \
   }                                                                                           \
   void Reset() {                                                                              \
     tessera_pool_.ResetPool();                                                                \

@@ -39,9 +39,20 @@ using TBufHandle = uint8_t*;
 namespace detail {
 
 class BufPoolBase;
-// The pool behind a TBufPool or a user-defined pool class (buf_pool.h).
+// The pool behind a TBufPool or a user-defined pool class (buf_pool.h, which a kernel using pools
+// includes; the cast is checked where it is instantiated).
 template <class Pool>
-const BufPoolBase& PoolOf(const Pool& pool);
+const BufPoolBase& PoolOf(const Pool& pool) {
+  return static_cast<const BufPoolBase&>(pool);
+}
+// A pool lives in UB or L1 (the vendor's TBufPool::Init static_assert).
+constexpr bool IsPoolPosition(TPosition pos) {
+  return pos == TPosition::VECIN || pos == TPosition::VECOUT || pos == TPosition::VECCALC ||
+         pos == TPosition::A1 || pos == TPosition::B1 || pos == TPosition::C1;
+}
+// Fails the block unless a queue, buffer or sub-pool at `pos` lives in the memory of a pool at
+// `pool` (the vendor asserts "buffer pos should be same as pos of TbufPool").
+void CheckPoolMemory(TPosition pool, TPosition pos, const char* api);
 // Memory at `addr` for `len` bytes inside `pool`, failing the block otherwise.
 std::byte* PoolAddress(const BufPoolBase& pool, uint32_t addr, uint64_t len, const char* api);
 TPosition PoolPosition(const BufPoolBase& pool);
@@ -59,12 +70,16 @@ class QueueBase {
   bool attached() const { return num_ > 0; }
 
   // A user-defined pool's placement (EXTERN_IMPL_BUFPOOL): InitStartBufHandle gives the queue
-  // `num` buffers of `len` bytes, InitBufHandle puts buffer `index` at address `addr` of the pool.
+  // `num` buffers of `len` bytes (rounded up to 32), InitBufHandle puts buffer `index` at address
+  // `addr` of the pool. AllocTensor fails while a buffer is unplaced.
   void InitStartBufHandle(TBufHandle start, uint8_t num, uint32_t len);
   template <class Pool>
   void InitBufHandle(Pool* pool, uint32_t index, TBufHandle /*handle*/, uint32_t addr,
                      uint32_t len) {
-    Place(index, PoolAddress(PoolOf(*pool), addr, len, "TQue::InitBufHandle"), len);
+    const BufPoolBase& p = PoolOf(*pool);
+    CheckPoolMemory(PoolPosition(p), pos_, "TQue::InitBufHandle");
+    const uint32_t rounded = static_cast<uint32_t>((uint64_t{len} + 31u) / 32u * 32u);
+    Place(index, addr, PoolAddress(p, addr, rounded, "TQue::InitBufHandle"), rounded);
   }
 
  protected:
@@ -79,7 +94,7 @@ class QueueBase {
   int32_t DeQue();                                    // slot index; fails when empty
   void Free(const void* addr, uint32_t generation);   // fails on foreign tensor / double free
   bool HasBuffer(const void* addr) const;
-  void Place(uint32_t index, std::byte* addr, uint32_t len);
+  void Place(uint32_t index, uint32_t addr, std::byte* p, uint32_t len);
   void CheckNoneQueued(const char* api) const;  // fails while a buffer is enqueued
 
   template <class T>
@@ -101,6 +116,10 @@ class QueueBase {
   int32_t head_ = 0;
   int32_t count_ = 0;
   int32_t next_alloc_ = 0;
+  // A user-defined pool's placement: which buffers InitBufHandle placed, and at which address.
+  bool placing_ = false;
+  uint32_t placed_ = 0;
+  uint32_t placed_addr_[kMaxBuffersPerQueue] = {};
 };
 
 }  // namespace detail
@@ -208,11 +227,15 @@ class TBuf {
       KernelFail("TBuf::InitStartBufHandle", "a TBuf has one buffer, not " + std::to_string(num));
     }
     base_ = nullptr;
-    bytes_ = len;
+    bytes_ = Round32(len);
   }
   template <class Pool>
   void InitBufHandle(Pool* pool, uint32_t index, TBufHandle /*handle*/, uint32_t addr,
                      uint32_t len) {
+    const detail::BufPoolBase& p = detail::PoolOf(*pool);
+    detail::CheckPoolMemory(detail::PoolPosition(p), pos, "TBuf::InitBufHandle");
+    // The vendor rounds the length up to 32 bytes here.
+    len = Round32(len);
     if (index != 0 || len != bytes_) {
       KernelFail("TBuf::InitBufHandle", "buffer " + std::to_string(index) + " of " +
                                             std::to_string(len) +
@@ -220,11 +243,13 @@ class TBuf {
                                             "gave one buffer of " +
                                             std::to_string(bytes_));
     }
-    Attach(detail::PoolAddress(detail::PoolOf(*pool), addr, len, "TBuf::InitBufHandle"), len,
-           CheckedLaunch());
+    Attach(detail::PoolAddress(p, addr, len, "TBuf::InitBufHandle"), len, CheckedLaunch());
   }
 
  private:
+  static uint32_t Round32(uint32_t len) {
+    return static_cast<uint32_t>((uint64_t{len} + 31u) / 32u * 32u);
+  }
   std::byte* base_ = nullptr;
   uint32_t bytes_ = 0;
   bool checked_ = false;

@@ -229,6 +229,192 @@ TEST_P(SoftmaxFlashV3Test, ShapesTheVendorRefusesFailTheBlock) {
   }
 }
 
+// Fresh statistics buffers (never written before the call), every statistic copied to GM: the
+// flash softmaxes must mark their outputs written. v3 selects SoftmaxFlashV3 (half x, [rows, 8]
+// float stats) or SoftmaxFlashV2 (float x, [rows, 8] float stats), both without update. With
+// `updateUnwritten`, the update form runs on running statistics that were never written, which
+// checked mode must report as reads.
+__global__ __vector__ void flash_fresh_custom(__gm__ uint8_t* x, __gm__ uint8_t* y,
+                                              __gm__ float* mean, __gm__ float* sum,
+                                              __gm__ float* max, uint32_t rows, uint32_t cols,
+                                              int32_t v3, int32_t updateUnwritten) {
+  AscendC::TPipe pipe;
+  AscendC::TQue<AscendC::TPosition::VECIN, 1> qx;
+  AscendC::TQue<AscendC::TPosition::VECOUT, 1> qy, qmean, qsum, qmax, qexp;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> inMean, inSum, inMax;
+  const uint32_t elem = v3 ? 2 : 4;
+  pipe.InitBuffer(qx, 1, rows * cols * elem);
+  pipe.InitBuffer(qy, 1, rows * cols * elem);
+  pipe.InitBuffer(qmean, 1, rows * 32);
+  pipe.InitBuffer(qsum, 1, rows * 32);
+  pipe.InitBuffer(qmax, 1, rows * 32);
+  pipe.InitBuffer(qexp, 1, rows * 32);
+  pipe.InitBuffer(inMean, rows * 32);
+  pipe.InitBuffer(inSum, rows * 32);
+  pipe.InitBuffer(inMax, rows * 32);
+  AscendC::GlobalTensor<float> gmean, gsum, gmax;
+  gmean.SetGlobalBuffer(mean, rows * 8);
+  gsum.SetGlobalBuffer(sum, rows * 8);
+  gmax.SetGlobalBuffer(max, rows * 8);
+  AscendC::LocalTensor<float> lmean = qmean.AllocTensor<float>(), lsum = qsum.AllocTensor<float>(),
+                              lmax = qmax.AllocTensor<float>();
+  SoftMaxTiling tiling{};
+  if (v3) {
+    AscendC::GlobalTensor<half> gx, gy;
+    gx.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(x), rows * cols);
+    gy.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(y), rows * cols);
+    AscendC::LocalTensor<half> lx = qx.AllocTensor<half>(), ly = qy.AllocTensor<half>(),
+                               lexp = qexp.AllocTensor<half>();
+    AscendC::DataCopy(lx, gx, rows * cols);
+    AscendC::PipeBarrier<PIPE_ALL>();
+    AscendC::SoftMaxParams params = {rows, cols, rows, cols, 1, 8, kAlpha};
+    if (updateUnwritten) {
+      AscendC::SoftmaxFlashV3<half, float, true>(ly, lmean, lsum, lmax, lx, lexp,
+                                                 inMean.Get<float>(), inSum.Get<float>(),
+                                                 inMax.Get<float>(), tiling, params);
+    } else {
+      AscendC::SoftmaxFlashV3<half, float, false>(ly, lmean, lsum, lmax, lx, lexp,
+                                                  inMean.Get<float>(), inSum.Get<float>(),
+                                                  inMax.Get<float>(), tiling, params);
+    }
+    AscendC::PipeBarrier<PIPE_ALL>();
+    AscendC::DataCopy(gy, ly, rows * cols);
+    qx.FreeTensor(lx);
+    qy.FreeTensor(ly);
+    qexp.FreeTensor(lexp);
+  } else {
+    AscendC::GlobalTensor<float> gx, gy;
+    gx.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x), rows * cols);
+    gy.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(y), rows * cols);
+    AscendC::LocalTensor<float> lx = qx.AllocTensor<float>(), ly = qy.AllocTensor<float>(),
+                                lexp = qexp.AllocTensor<float>();
+    AscendC::DataCopy(lx, gx, rows * cols);
+    AscendC::PipeBarrier<PIPE_ALL>();
+    AscendC::SoftMaxShapeInfo shape = {rows, cols, rows, cols};
+    if (updateUnwritten) {
+      AscendC::SoftmaxFlashV2<float, true>(ly, lsum, lmax, lx, lexp, inSum.Get<float>(),
+                                           inMax.Get<float>(), tiling, shape);
+    } else {
+      AscendC::SoftmaxFlashV2<float, false>(ly, lsum, lmax, lx, lexp, inSum.Get<float>(),
+                                            inMax.Get<float>(), tiling, shape);
+    }
+    AscendC::PipeBarrier<PIPE_ALL>();
+    AscendC::DataCopy(gy, ly, rows * cols);
+    qx.FreeTensor(lx);
+    qy.FreeTensor(ly);
+    qexp.FreeTensor(lexp);
+  }
+  if (v3) AscendC::DataCopy(gmean, lmean, rows * 8);
+  AscendC::DataCopy(gsum, lsum, rows * 8);
+  AscendC::DataCopy(gmax, lmax, rows * 8);
+  qmean.FreeTensor(lmean);
+  qsum.FreeTensor(lsum);
+  qmax.FreeTensor(lmax);
+}
+
+TEST_P(SoftmaxFlashV3Test, FreshStatisticOutputsAreWritten) {
+  for (int32_t v3 : {1, 0}) {
+    for (uint32_t rows : {1u, 7u}) {
+      const uint32_t cols = v3 ? 576 : 72;
+      std::mt19937 rng(rows * 17 + static_cast<uint32_t>(v3));
+      std::uniform_real_distribution<float> dx(-4.f, 4.f);
+      std::vector<float> xf(rows * cols);
+      std::vector<half> xh(xf.size());
+      for (size_t i = 0; i < xf.size(); ++i) {
+        xh[i] = static_cast<half>(dx(rng));
+        xf[i] = v3 ? static_cast<float>(xh[i]) : dx(rng);
+      }
+      const size_t elem = v3 ? 2 : 4;
+      Dev gx(xf.size() * elem), gy(xf.size() * elem), gmean(rows * 32), gsum(rows * 32),
+          gmax(rows * 32);
+      if (v3) {
+        gx.Put(xh.data());
+      } else {
+        gx.Put(xf.data());
+      }
+      tessera::device::Stream stream;
+      ASSERT_TRUE(
+          tessera::device::Launch(flash_fresh_custom, 1, stream, static_cast<uint8_t*>(gx.ptr),
+                                  static_cast<uint8_t*>(gy.ptr), static_cast<float*>(gmean.ptr),
+                                  static_cast<float*>(gsum.ptr), static_cast<float*>(gmax.ptr),
+                                  rows, cols, v3, int32_t{0})
+              .ok());
+      const tessera::Status status = stream.Synchronize();
+      ASSERT_TRUE(status.ok()) << "v3 " << v3 << " rows " << rows << ": " << status.ToString();
+      std::vector<float> mean(rows * 8), sum(rows * 8), max(rows * 8), y(xf.size());
+      std::vector<half> yh(xf.size());
+      gmean.Get(mean.data());
+      gsum.Get(sum.data());
+      gmax.Get(max.data());
+      if (v3) {
+        gy.Get(yh.data());
+        for (size_t i = 0; i < y.size(); ++i)
+          y[i] = static_cast<float>(yh[i]);
+      } else {
+        gy.Get(y.data());
+      }
+      for (uint32_t r = 0; r < rows; ++r) {
+        const std::vector<float> row(xf.begin() + r * cols, xf.begin() + (r + 1) * cols);
+        const std::string at = "v3 " + std::to_string(v3) + " row " + std::to_string(r);
+        Row want{};
+        if (v3) {
+          want = Reference(row, cols, false, 1, 0, 0, 0);
+        } else {
+          // SoftmaxFlashV2 without update: max, e^(x - max) and its sum.
+          want.max = *std::max_element(row.begin(), row.end());
+          want.sum = 0;
+          for (float v : row) {
+            want.y.push_back(std::exp(static_cast<double>(v) - want.max));
+            want.sum += want.y.back();
+          }
+        }
+        for (uint32_t j = 0; j < 8; ++j) {
+          if (v3) Near(mean[r * 8 + j], want.mean, 1e-5, "mean " + at);
+          Near(max[r * 8 + j], want.max, 1e-5, "max " + at);
+          Near(sum[r * 8 + j], want.sum, 1e-4, "sum " + at);
+        }
+        for (uint32_t c = 0; c < cols; ++c)
+          Near(y[r * cols + c], want.y[c], v3 ? 2e-3 : 1e-5, "y " + at);
+      }
+    }
+  }
+}
+
+// Reads of unwritten UB are reported in checked mode only.
+TEST(SoftmaxFlashChecked, UnwrittenRunningStatisticsAreReported) {
+  const bool was_checked = tessera::device::CheckedMode();
+  tessera::device::SetCheckedMode(true);
+  struct Restore {
+    bool mode;
+    ~Restore() { tessera::device::SetCheckedMode(mode); }
+  } restore{was_checked};
+  const uint32_t rows = 3;
+  for (int32_t v3 : {1, 0}) {
+    const uint32_t cols = v3 ? 512 : 64;
+    std::vector<float> xf(rows * cols);
+    std::mt19937 rng(5u + static_cast<uint32_t>(v3));
+    std::uniform_real_distribution<float> dx(-4.f, 4.f);
+    for (float& v : xf)
+      v = dx(rng);
+    Dev gx(xf.size() * 4), gy(xf.size() * 4), gmean(rows * 32), gsum(rows * 32), gmax(rows * 32);
+    gx.Put(xf.data());
+    tessera::device::Stream stream;
+    ASSERT_TRUE(
+        tessera::device::Launch(flash_fresh_custom, 1, stream, static_cast<uint8_t*>(gx.ptr),
+                                static_cast<uint8_t*>(gy.ptr), static_cast<float*>(gmean.ptr),
+                                static_cast<float*>(gsum.ptr), static_cast<float*>(gmax.ptr), rows,
+                                cols, v3, int32_t{1})
+            .ok());
+    const tessera::Status status = stream.Synchronize();
+    ASSERT_FALSE(status.ok()) << v3;
+    const std::string text = status.ToString();
+    EXPECT_NE(text.find(v3 ? "SoftmaxFlashV3" : "SoftmaxFlashV2"), std::string::npos) << text;
+    EXPECT_NE(text.find(v3 ? "inMean" : "inExpSum"), std::string::npos) << text;
+    EXPECT_NE(text.find("never written"), std::string::npos) << text;
+    stream.ResetError();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(FastAndChecked, SoftmaxFlashV3Test, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& info) {
                            return info.param ? std::string("Checked") : std::string("Fast");

@@ -95,6 +95,23 @@ void CheckRows(const LocalTensor<T>& t, uint64_t rows, uint64_t per_row, const c
                const char* role) {
   if (t.checked()) t.CheckRange(rows * per_row, api, role);
 }
+// Checked mode: an input read by the API must have been written; a statistics output (written
+// through raw pointers by StoreStat) is marked written so that copying it out passes.
+template <class T>
+void CheckRowsRead(const LocalTensor<T>& t, uint64_t rows, uint64_t per_row, const char* api,
+                   const char* role) {
+  if (!t.checked()) return;
+  t.CheckRange(rows * per_row, api, role);
+  ::tessera::kernel::detail::ShadowCheckRead(t.data(), rows * per_row * sizeof(T), t.data(),
+                                             sizeof(T), t.GetPosition(), api, role);
+}
+template <class T>
+void CheckRowsWritten(const LocalTensor<T>& t, uint64_t rows, uint64_t per_row, const char* api,
+                      const char* role) {
+  if (!t.checked()) return;
+  t.CheckRange(rows * per_row, api, role);
+  ::tessera::kernel::detail::ShadowWritten(t.data(), rows * per_row * sizeof(T));
+}
 
 // One value per row, broadcast over the row's 32-byte block of a statistics tensor.
 template <class S>
@@ -264,15 +281,16 @@ void SoftmaxFlashV2(const LocalTensor<T>& dst, const LocalTensor<S>& expSumTenso
   const ::tessera::kernel::detail::PipeScope phase(dst.checked(), ::tessera::device::TracePipe::kV);
   const adv_detail::SoftMaxShape s =
       adv_detail::ResolveShape<isDataFormatNZ>(tiling, softmaxShapeInfo, dst.checked(), api);
-  adv_detail::CheckRows(dst, s.rows, s.cols, api, "dst");
-  adv_detail::CheckRows(src, s.rows, s.cols, api, "src");
-  adv_detail::CheckRows(expSumTensor, s.rows, 32 / sizeof(S), api, "expSum");
-  adv_detail::CheckRows(maxTensor, s.rows, 32 / sizeof(S), api, "max");
+  // Inputs first: an output may alias an input.
+  adv_detail::CheckRowsRead(src, s.rows, s.cols, api, "src");
   if (isUpdate) {
-    adv_detail::CheckRows(expMaxTensor, s.rows, 32 / sizeof(T), api, "expMax");
-    adv_detail::CheckRows(inExpSumTensor, s.rows, 32 / sizeof(S), api, "inExpSum");
-    adv_detail::CheckRows(inMaxTensor, s.rows, 32 / sizeof(S), api, "inMax");
+    adv_detail::CheckRowsRead(inExpSumTensor, s.rows, 32 / sizeof(S), api, "inExpSum");
+    adv_detail::CheckRowsRead(inMaxTensor, s.rows, 32 / sizeof(S), api, "inMax");
   }
+  adv_detail::CheckRows(dst, s.rows, s.cols, api, "dst");
+  adv_detail::CheckRowsWritten(expSumTensor, s.rows, 32 / sizeof(S), api, "expSum");
+  adv_detail::CheckRowsWritten(maxTensor, s.rows, 32 / sizeof(S), api, "max");
+  if (isUpdate) adv_detail::CheckRowsWritten(expMaxTensor, s.rows, 32 / sizeof(T), api, "expMax");
   if (s.rows == 0 || s.valid == 0) return;
   std::vector<float> in_max, in_sum;
   if (isUpdate) {
@@ -364,17 +382,18 @@ void SoftmaxFlashV3(const LocalTensor<T>& dstTensor, const LocalTensor<U>& meanT
   const ::tessera::kernel::detail::PipeScope phase(dstTensor.checked(),
                                                    ::tessera::device::TracePipe::kV);
   const uint32_t rows = params.srcM;
-  adv_detail::CheckRows(dstTensor, rows, params.srcK, api, "dst");
-  adv_detail::CheckRows(srcTensor, rows, params.srcK, api, "src");
-  adv_detail::CheckRows(meanTensor, rows, 8, api, "mean");
-  adv_detail::CheckRows(expSumTensor, rows, 8, api, "expSum");
-  adv_detail::CheckRows(maxTensor, rows, 8, api, "max");
+  // Inputs first: an output may alias an input.
+  adv_detail::CheckRowsRead(srcTensor, rows, params.srcK, api, "src");
   if (isUpdate) {
-    adv_detail::CheckRows(expMaxTensor, rows, 16, api, "expMax");
-    adv_detail::CheckRows(inMeanTensor, rows, 8, api, "inMean");
-    adv_detail::CheckRows(inExpSumTensor, rows, 8, api, "inExpSum");
-    adv_detail::CheckRows(inMaxTensor, rows, 8, api, "inMax");
+    adv_detail::CheckRowsRead(inMeanTensor, rows, 8, api, "inMean");
+    adv_detail::CheckRowsRead(inExpSumTensor, rows, 8, api, "inExpSum");
+    adv_detail::CheckRowsRead(inMaxTensor, rows, 8, api, "inMax");
   }
+  adv_detail::CheckRows(dstTensor, rows, params.srcK, api, "dst");
+  adv_detail::CheckRowsWritten(meanTensor, rows, 8, api, "mean");
+  adv_detail::CheckRowsWritten(expSumTensor, rows, 8, api, "expSum");
+  adv_detail::CheckRowsWritten(maxTensor, rows, 8, api, "max");
+  if (isUpdate) adv_detail::CheckRowsWritten(expMaxTensor, rows, 16, api, "expMax");
   if (rows == 0) return;
   std::vector<float> in_mean, in_max, in_sum;
   if (isUpdate) {
