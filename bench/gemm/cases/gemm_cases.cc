@@ -109,7 +109,7 @@ __attribute__((target("avx2,fma"), noinline)) double Bf16Loop256(long iterations
   const __m256i high = _mm256_set1_epi32(int(0xFFFF0000u));
   for (long it = 0; it < iterations; ++it) {
 #define TSR_DOT256(i)                                                            \
-  asm("" : "+x"(x), "+x"(y));                                                    \
+  asm volatile("" : "+x"(x), "+x"(y));                                           \
   lo##i = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_slli_epi32(x, 16)),         \
                           _mm256_castsi256_ps(_mm256_slli_epi32(y, 16)), lo##i); \
   hi##i = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(x, high)),        \
