@@ -554,6 +554,8 @@ TEST(GemmCheckedMode, BasicAndMixKernelsRunClean) {
     RunBasic<half, ColumnMajor, RowMajor, half>(33, 47, 300, 31);
     RunBasic<float, ColumnMajor, RowMajor, float>(129, 31, 45, 32);
     RunBasic<int8_t, ColumnMajor, RowMajor, int32_t>(47, 33, 70, 33);
+    // One AIC through many blocks with more K tiles than L1 stages (K walked both ways).
+    RunBasic<float, RowMajor, RowMajor, float>(300, 40, 3 * DefaultTiles<float>::L1::K + 5, 35, 1);
     RunMix<bfloat16, RowMajor, ColumnMajor, bfloat16>(300, 47, 40, epilogue::Activation::kSilu,
                                                       true, epilogue::Broadcast::kRow, 1, 1, 34);
   }
