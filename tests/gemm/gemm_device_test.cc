@@ -159,7 +159,7 @@ std::vector<double> Reference(const std::vector<T>& a, bool col_a, const std::ve
 }
 
 template <class T, class LA, class LB, class TC, class Kernel = Basic<T, LA, LB, TC>>
-void RunBasic(uint32_t m, uint32_t n, uint32_t k, uint32_t seed) {
+void RunBasic(uint32_t m, uint32_t n, uint32_t k, uint32_t seed, uint32_t block_num = 0) {
   using Op = device::DeviceGemm<Kernel>;
   const std::vector<T> a = Random<T>(size_t{m} * k, seed), b = Random<T>(size_t{k} * n, seed + 1);
   DevBuf<T> da(a.size()), db(b.size());
@@ -171,6 +171,7 @@ void RunBasic(uint32_t m, uint32_t n, uint32_t k, uint32_t seed) {
   args.a = da.p;
   args.b = db.p;
   args.d = dc.p;
+  args.block_num = block_num;
   Op op;
   ASSERT_TRUE(op.can_implement(args).ok()) << op.can_implement(args).ToString();
   ASSERT_EQ(*Op::get_workspace_size(args), 0u);
@@ -250,6 +251,33 @@ TEST(GemmBasicMatmul, L1TileReuseWholeKResident) {
   RunReuseShapes<float, float>(60);
   RunReuseShapes<half, half>(70);
   RunReuseShapes<int8_t, int32_t>(80);
+}
+
+// K longer than the L1 stages: consecutive blocks walk K in opposite directions and a block
+// sharing the previous one's A band or B panel skips the copies of the K tiles left in the slots.
+// Full and partial last K tiles, blocks sharing B (swizzle <3, 0>) or A (<1, 1>), and one L1
+// stage (the slot holds only the last tile); one or two AICs, so each runs many blocks.
+TEST(GemmBasicMatmul, L1TileReuseWalkingKBothWays) {
+  constexpr uint32_t kk = DefaultTiles<float>::L1::K;
+  const uint32_t shapes[][3] = {
+      {600, 40, 3 * kk + 5}, {45, 1100, 4 * kk}, {257, 513, 2 * kk + 1}, {1, 700, 5 * kk - 3}};
+  uint32_t seed = 100;
+  for (const auto& s : shapes) {
+    for (uint32_t aics : {1u, 2u}) {
+      RunBasic<float, RowMajor, RowMajor, float>(s[0], s[1], s[2], seed, aics);
+      RunBasic<float, ColumnMajor, ColumnMajor, float>(s[0], s[1], s[2], seed + 1, aics);
+      RunBasic<float, RowMajor, ColumnMajor, float,
+               BasicAlongN<float, RowMajor, ColumnMajor, float>>(s[0], s[1], s[2], seed + 2, aics);
+      RunBasic<float, RowMajor, RowMajor, float,
+               BasicPingpong<float, RowMajor, RowMajor, float, 1>>(s[0], s[1], s[2], seed + 3,
+                                                                   aics);
+      seed += 4;
+    }
+  }
+  RunBasic<half, ColumnMajor, RowMajor, half>(300, 260, 3 * DefaultTiles<half>::L1::K + 17, seed,
+                                              1);
+  RunBasic<int8_t, RowMajor, RowMajor, int32_t>(260, 300, 2 * DefaultTiles<int8_t>::L1::K + 1,
+                                                seed + 1, 1);
 }
 
 // A second launch on the same buffers with new contents of B: the L1 tiles of the first launch are
@@ -526,6 +554,8 @@ TEST(GemmCheckedMode, BasicAndMixKernelsRunClean) {
     RunBasic<half, ColumnMajor, RowMajor, half>(33, 47, 300, 31);
     RunBasic<float, ColumnMajor, RowMajor, float>(129, 31, 45, 32);
     RunBasic<int8_t, ColumnMajor, RowMajor, int32_t>(47, 33, 70, 33);
+    // One AIC through many blocks with more K tiles than L1 stages (K walked both ways).
+    RunBasic<float, RowMajor, RowMajor, float>(300, 40, 3 * DefaultTiles<float>::L1::K + 5, 35, 1);
     RunMix<bfloat16, RowMajor, ColumnMajor, bfloat16>(300, 47, 40, epilogue::Activation::kSilu,
                                                       true, epilogue::Broadcast::kRow, 1, 1, 34);
   }

@@ -169,6 +169,13 @@ bool HasAvx512Path() {
   }
   return false;
 }
+
+bool HasAvx2Path() {
+  for (MmadPath path : MmadPathsAvailable()) {
+    if (path == MmadPath::kAvx2) return true;
+  }
+  return false;
+}
 #endif
 
 }  // namespace
@@ -224,17 +231,31 @@ void CopyNd2Nz(const CubeOperand& dst, const CubeOperand& src, const Nd2NzParams
   const uint32_t tail_bytes = (p.dValue % c0) * elem;
   const size_t block_pitch = size_t{p.dstNzC0Stride} * 32;
   const size_t row_pitch = size_t{p.dstNzNStride} * 32;
-  // Rows go in strips of 16 (one fractal high): the strip's source rows stay in the CPU's L1 while
-  // each 32-byte column block of the strip is written contiguously. Row-at-a-time order would
-  // write 32 bytes per column block at a stride of Hp*32 bytes, a power of two that makes the
-  // writes of one row collide in the same cache sets.
+  // Rows go in strips of 16 (one fractal high), and each row of the strip copies a group of up to
+  // kGroup column blocks (two 64-byte cache lines) before the next row: a source line is used whole
+  // right after it arrives. Column block by column block, the strip would touch its 16 rows' lines
+  // twice, 32 bytes each time; with a row pitch that is a multiple of 4 KB (a GEMM operand's) those
+  // 16 lines share one set of the CPU's 8-way L1, so each line left before its second half was
+  // read. Row by row over the whole width would write 32 bytes per column block Hp*32 bytes apart,
+  // which collide in the cache sets the same way.
+  constexpr uint32_t kGroup = 4;
   for (uint32_t i = 0; i < p.ndNum; ++i) {
     const auto* s_mat =
         static_cast<const std::byte*>(src.data) + uint64_t{i} * p.srcNdMatrixStride * elem;
     auto* d_mat = static_cast<std::byte*>(dst.data) + uint64_t{i} * p.dstNzMatrixStride * elem;
     for (uint32_t r0 = 0; r0 < p.nValue; r0 += 16) {
       const uint32_t r1 = std::min<uint32_t>(p.nValue, r0 + 16);
-      for (uint32_t b = 0; b < full; ++b) {
+      uint32_t b0 = 0;
+      for (; b0 + kGroup <= full; b0 += kGroup) {
+        std::byte* d = d_mat + b0 * block_pitch;
+        const std::byte* s = s_mat + b0 * 32;
+        for (uint32_t r = r0; r < r1; ++r) {
+          const std::byte* row = s + uint64_t{r} * p.srcDValue * elem;
+          for (uint32_t g = 0; g < kGroup; ++g)
+            Copy32(d + g * block_pitch + r * row_pitch, row + g * 32);
+        }
+      }
+      for (uint32_t b = b0; b < full; ++b) {
         std::byte* d = d_mat + b * block_pitch;
         const std::byte* s = s_mat + b * 32;
         for (uint32_t r = r0; r < r1; ++r)
@@ -410,6 +431,7 @@ void LoadData2DTranspose(const CubeOperand& dst, const CubeOperand& src,
   auto* d = static_cast<std::byte*>(dst.data);
 #if defined(__x86_64__)
   static const bool avx512 = HasAvx512Path();
+  static const bool avx2 = HasAvx2Path();
 #endif
   for (uint32_t i = 0; i < p.repeatTimes; ++i) {
     const uint64_t index = p.addrMode == 0 ? p.startIndex + uint64_t{i} * p.srcStride
@@ -422,6 +444,10 @@ void LoadData2DTranspose(const CubeOperand& dst, const CubeOperand& src,
 #if defined(__x86_64__)
       if (avx512) {
         TransposeSquare32Avx512(from, to, frac2);
+        continue;
+      }
+      if (avx2) {
+        TransposeSquare32Avx2(from, to, frac2);
         continue;
       }
 #endif

@@ -416,6 +416,20 @@ void RunMmadAvx2(const MmadCall& call) {
   }
 }
 
+// The square is S[r][c] at (c / 8) * 512 + r * 32 + (c % 8) * 4 bytes; its four 8 x 8 blocks
+// (rows 8rb.., columns 8cb..) each go through one register transpose to block (cb, rb) of the
+// result, whose fractal rb starts rb * frac2 bytes after `out`.
+void TransposeSquare32Avx2(const std::byte* in, std::byte* out, size_t frac2) {
+#pragma GCC unroll 2
+  for (int rb = 0; rb < 2; ++rb) {
+#pragma GCC unroll 2
+    for (int cb = 0; cb < 2; ++cb) {
+      Transpose8x8(reinterpret_cast<const uint32_t*>(in + cb * 512 + rb * 8 * 32), 8,
+                   reinterpret_cast<uint32_t*>(out + rb * frac2 + cb * 8 * 32), 8);
+    }
+  }
+}
+
 }  // namespace tessera::kernel::detail
 
 #if defined(__clang__)

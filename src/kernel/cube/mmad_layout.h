@@ -31,6 +31,8 @@ void RunMmadAvx512Bf16(const MmadCall& call);
 // LoadDataWithTranspose's b32 square (cube_moves.cc) on AVX512F: `in` two 16 x 8 Nz fractals
 // side by side, `out` the transposed square with its second fractal `frac2` bytes after the first.
 void TransposeSquare32Avx512(const std::byte* in, std::byte* out, size_t frac2);
+// The same on AVX2 (for CPUs whose best path is kAvx2).
+void TransposeSquare32Avx2(const std::byte* in, std::byte* out, size_t frac2);
 
 // Scratch memory of the calling thread, 64-byte aligned, grown on demand and never shrunk (no
 // allocation once warm): which = 0 for A, 1 for B. Valid until the thread's next call.

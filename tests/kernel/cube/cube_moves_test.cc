@@ -86,6 +86,16 @@ TEST(CubeNd2NzTest, SeveralMatricesAndCheckedMode) {
   CheckNd2Nz<int8_t>(5, 64, 2, 0);
 }
 
+// Rows wide enough for the copy's groups of column blocks plus single blocks and a partial tail,
+// with a source pitch of whole 4 KB pages (a GEMM operand's), and strips cut short by nValue.
+TEST(CubeNd2NzTest, WideRowsAtAPageMultiplePitch) {
+  CheckNd2Nz<float>(40, 203, 2, 1024 - 203);
+  CheckNd2Nz<half>(33, 130, 1, 2048 - 130);
+  CheckNd2Nz<int8_t>(17, 300, 1, 4096 - 300);
+  testing::CheckedScope checked(true);
+  CheckNd2Nz<float>(7, 129, 1, 1024 - 129);
+}
+
 TEST(CubeNd2NzTest, ZeroSizesAreNoOps) {
   std::vector<half> src(64, half(1.0f));
   DeviceBuffer<half> dsrc(src), dout(256);

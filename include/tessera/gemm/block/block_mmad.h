@@ -12,7 +12,9 @@
 // slot free; each use waits on its slot's event and sets it again when done; the destructor waits
 // them all (CATLASS's protocol, which checked mode accepts). Each L1 slot remembers which source
 // tile it holds, and a copy of the same tile into it is skipped: when the whole K fits the stages,
-// consecutive blocks sharing an A band or a B panel copy it once. So A and B must not change in GM
+// consecutive blocks sharing an A band or a B panel copy it once; with a longer K, consecutive
+// blocks walk K in opposite directions, so a shared band or panel skips the copies of the K tiles
+// still in the slots and finds the next ones in the CPU's caches. So A and B must not change in GM
 // while the object lives (true inside one kernel launch, where they are inputs).
 #pragma once
 
@@ -156,13 +158,25 @@ class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AT
     const uint32_t k_tiles = CeilDiv(shape.k, kL1K);
     // When the whole K fits the stages, K tile kt always goes to slot kt, so a block that shares
     // its A band or B panel with the previous one finds those tiles in place (LoadL1 skips them).
-    if (k_tiles <= kStages) l1_slot_ = 0;
+    // Otherwise consecutive blocks walk K in opposite directions: a block sharing the previous
+    // one's A band or B panel starts with the K tiles that one copied last, still in its slots
+    // (the last one in the slot before l1_slot_; LoadL1 skips them) and then in the CPU's caches.
+    // The order of the K sum differs between blocks; each is a valid order.
+    const bool reverse = k_tiles > kStages && reverse_k_;
     uint32_t slot = l1_slot_;
-    LoadL1(slot, a, lda, b, ldb, shape, 0);
+    if (k_tiles <= kStages) {
+      slot = 0;
+    } else {
+      reverse_k_ = !reverse_k_;
+      slot = (l1_slot_ + kStages - 1) % kStages;
+    }
+    const auto tile_at = [&](uint32_t step) { return reverse ? k_tiles - 1 - step : step; };
+    LoadL1(slot, a, lda, b, ldb, shape, tile_at(0));
     ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::FIX_M>(0);
-    for (uint32_t kt = 0; kt < k_tiles; ++kt) {
+    for (uint32_t step = 0; step < k_tiles; ++step) {
+      const uint32_t kt = tile_at(step);
       const uint32_t next = (slot + 1) % kStages;
-      if (kStages > 1 && kt + 1 < k_tiles) LoadL1(next, a, lda, b, ldb, shape, kt + 1);
+      if (kStages > 1 && step + 1 < k_tiles) LoadL1(next, a, lda, b, ldb, shape, tile_at(step + 1));
       ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::MTE2_MTE1>(
           static_cast<int32_t>(slot));
       const uint32_t k_actual = std::min(kL1K, shape.k - kt * kL1K);
@@ -180,13 +194,15 @@ class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AT
         LoadB::Run(l0b_[l0_slot_], l1b_[slot], shape.n, part, kp, k_actual);
         ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::MTE1_M>(l0);
         ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::MTE1_M>(l0);
-        Mma::Run(l0c_, l0a_[l0_slot_], l0b_[l0_slot_], shape.m, shape.n, part, kt == 0 && kp == 0);
+        Mma::Run(l0c_, l0a_[l0_slot_], l0b_[l0_slot_], shape.m, shape.n, part,
+                 step == 0 && kp == 0);
         ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::M_MTE1>(l0);
         l0_slot_ = (l0_slot_ + 1) % kL0Stages;
       }
       ::tessera::kernel::SetFlag<::tessera::kernel::HardEvent::MTE1_MTE2>(
           static_cast<int32_t>(slot));
-      if (kStages == 1 && kt + 1 < k_tiles) LoadL1(slot, a, lda, b, ldb, shape, kt + 1);
+      if (kStages == 1 && step + 1 < k_tiles)
+        LoadL1(slot, a, lda, b, ldb, shape, tile_at(step + 1));
       slot = next;
     }
     l1_slot_ = slot;
@@ -258,6 +274,7 @@ class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AT
   TileTag b_tag_[kStages];
   uint32_t l1_slot_ = 0;
   uint32_t l0_slot_ = 0;
+  bool reverse_k_ = false;  // the next block with more K tiles than stages walks K backwards
 };
 
 }  // namespace tessera::gemm::block
