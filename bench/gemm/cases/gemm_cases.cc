@@ -89,36 +89,6 @@ __attribute__((target("avx2,fma"), noinline)) double FmaLoop256(long iterations)
   return 0.0 TSR_REP12(TSR_SUM256);
 }
 
-// What a bf16 dot product (vdpbf16ps: per 32-bit lane acc += a.lo*b.lo + a.hi*b.hi) must do on
-// a CPU without one: widen both operands of every product, the even bf16 by a 16-bit left shift
-// and the odd by masking the low half, then two FMAs. Five dot chains of two accumulators (ten
-// independent FMAs cover the FMA latency on two ports; with the operands, the mask and the widened
-// temporaries that fills the 16 ymm registers without spilling). The empty asm statements make
-// every chain's operands opaque to the compiler, so each emulated dot widens its own operands as
-// the instruction would, instead of sharing one widening across the chains or hoisting it.
-constexpr int kDotChains256 = 5;
-__attribute__((target("avx2,fma"), noinline)) double Bf16Loop256(long iterations) {
-#define TSR_REP5(X) X(0) X(1) X(2) X(3) X(4)
-#define TSR_DECLDOT(i)                             \
-  __m256 lo##i = _mm256_set1_ps(float(i) * 1e-3f); \
-  __m256 hi##i = _mm256_set1_ps(float(i) * 1e-3f + 0.5e-3f);
-#define TSR_SUMDOT(i) +_mm256_cvtss_f32(lo##i) + _mm256_cvtss_f32(hi##i)
-  TSR_REP5(TSR_DECLDOT)
-  __m256i x = _mm256_set1_epi32(0x3F7F3F7F);  // bf16 pairs (0.996, 0.996)
-  __m256i y = _mm256_set1_epi32(0x38D138D1);  // (1e-4, 1e-4)
-  const __m256i high = _mm256_set1_epi32(int(0xFFFF0000u));
-  for (long it = 0; it < iterations; ++it) {
-#define TSR_DOT256(i)                                                            \
-  asm volatile("" : "+x"(x), "+x"(y));                                           \
-  lo##i = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_slli_epi32(x, 16)),         \
-                          _mm256_castsi256_ps(_mm256_slli_epi32(y, 16)), lo##i); \
-  hi##i = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(x, high)),        \
-                          _mm256_castsi256_ps(_mm256_and_si256(y, high)), hi##i);
-    TSR_REP5(TSR_DOT256)
-  }
-  return 0.0 TSR_REP5(TSR_SUMDOT);
-}
-
 __attribute__((target("avx512f,avx512bf16"), noinline)) double Bf16Loop(long iterations) {
   TSR_REP24(TSR_DECL)
   const __m512bh x = (__m512bh)_mm512_set1_epi32(0x3F803F80);
@@ -155,11 +125,6 @@ bool HasBf16Dot() {
 #endif
 }
 
-// A bf16 dot-product peak to measure: the instruction (AVX512_BF16) or its AVX2 emulation.
-bool HasBf16Peak() {
-  return HasBf16Dot() || HasAvx2Fma();
-}
-
 // CPU seconds of the calling thread: single-thread figures on a machine shared with other
 // processes would otherwise include the time the thread was preempted.
 double ThreadCpuSeconds() {
@@ -174,22 +139,16 @@ double ProcessCpuSeconds() {
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
-// GFLOP/s of `threads` threads each running the loop; FMA = 2 FLOP per lane, a bf16 dot = 4; the
-// FMA loop runs on 512-bit vectors where the CPU has AVX-512, else on 256-bit ones; the bf16 loop
-// is vdpbf16ps where the CPU has AVX512_BF16, else its AVX2 emulation (Bf16Loop256).
+// GFLOP/s of `threads` threads each running the loop; FMA = 2 FLOP per lane, vdpbf16ps = 4; the
+// FMA loop runs on 512-bit vectors where the CPU has AVX-512, else on 256-bit ones.
 // Both per CPU second (times the thread count): the machine may be shared with other processes.
 double PeakGflops(bool bf16, int threads) {
 #if defined(__x86_64__)
   const bool wide = HasAvx512();
-  const bool dot512 = bf16 && HasBf16Dot();
-  // FLOP per chain and iteration.
-  const double flop_per_instruction = dot512 ? 64.0 : bf16 ? 32.0 : wide ? 32.0 : 16.0;
-  const double chains = dot512 || (!bf16 && wide) ? 24.0
-                        : bf16                    ? double(kDotChains256)
-                                                  : double(kChains256);
-  auto loop = [bf16, wide, dot512](long iterations) {
-    if (bf16) return dot512 ? Bf16Loop(iterations) : Bf16Loop256(iterations);
-    return wide ? FmaLoop(iterations) : FmaLoop256(iterations);
+  const double flop_per_instruction = bf16 ? 64.0 : wide ? 32.0 : 16.0;
+  const double chains = bf16 || wide ? 24.0 : double(kChains256);
+  auto loop = [bf16, wide](long iterations) {
+    return bf16 ? Bf16Loop(iterations) : wide ? FmaLoop(iterations) : FmaLoop256(iterations);
   };
   if (threads == 1) {
     const double c0 = ThreadCpuSeconds();
@@ -228,10 +187,16 @@ Peaks MeasurePeaks(int threads) {
   for (int i = 0; i < 3; ++i) {
     p.fma1 = std::max(p.fma1, PeakGflops(false, 1));
     p.fma_all = std::max(p.fma_all, PeakGflops(false, threads));
-    if (HasBf16Peak()) {
+    if (HasBf16Dot()) {
       p.dot1 = std::max(p.dot1, PeakGflops(true, 1));
       p.dot_all = std::max(p.dot_all, PeakGflops(true, threads));
     }
+  }
+  // Without a bf16 dot product, bf16 products run as fp32 FMAs on widened operands: no bf16 loop
+  // can beat the FMA peak, so that is the bf16 peak.
+  if (!HasBf16Dot()) {
+    p.dot1 = p.fma1;
+    p.dot_all = p.fma_all;
   }
   return p;
 }
@@ -259,7 +224,7 @@ std::vector<uint8_t> RandomBytes(size_t count, bool bf16, uint32_t seed) {
 struct MmadFigures {
   double gflops = 0;  // median
   double of_fma = 0;  // median per round of GFLOP/s / the 1-thread FMA loop's GFLOP/s
-  double of_dot = 0;  // the same against the bf16 dot loop (vdpbf16ps or its AVX2 emulation)
+  double of_dot = 0;  // the same against the bf16 peak (vdpbf16ps, else the FMA loop)
 };
 
 // RunMmadOn(path) on an m x n x k tile whose operands stay in cache; each round times enough
@@ -279,7 +244,7 @@ MmadFigures MmadRounds(kd::MmadKind kind, kd::MmadPath path, uint32_t m, uint32_
   std::vector<double> g, of_fma, of_dot;
   for (int r = 0; r < rounds; ++r) {
     const double fma = PeakGflops(false, 1);
-    const double dot = HasBf16Peak() ? PeakGflops(true, 1) : 0.0;
+    const double dot = HasBf16Dot() ? PeakGflops(true, 1) : fma;
     const double c0 = ThreadCpuSeconds();
     for (int i = 0; i < calls; ++i)
       kd::RunMmadOn(path, call);
@@ -657,13 +622,9 @@ std::vector<Row> PeakRows(const Peaks& p) {
   };
   add("peak_fma_f32", "FMA peak fp32, 1 thread", 1, p.fma1);
   add("peak_fma_f32", "FMA peak fp32, all threads", p.threads, p.fma_all);
-  if (p.dot1 > 0) {
-    const bool native = HasBf16Dot();
-    add("peak_dpbf16", native ? "vdpbf16ps peak, 1 thread" : "bf16 dot (AVX2 emulation), 1 thread",
-        1, p.dot1);
-    add("peak_dpbf16",
-        native ? "vdpbf16ps peak, all threads" : "bf16 dot (AVX2 emulation), all threads",
-        p.threads, p.dot_all);
+  if (HasBf16Dot() && p.dot1 > 0) {
+    add("peak_dpbf16", "vdpbf16ps peak, 1 thread", 1, p.dot1);
+    add("peak_dpbf16", "vdpbf16ps peak, all threads", p.threads, p.dot_all);
   }
   return rows;
 }
