@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../device_test_util.h"
 #include "kernel_operator.h"
 #include "tessera/device/device.h"
 #include "tessera/device/launch.h"
@@ -115,32 +116,8 @@ std::vector<int16_t> Blocked(const Shape5& s, bool fractal, F at) {
   return out;
 }
 
-struct Dev {
-  explicit Dev(size_t bytes) : ptr(*tessera::device::Malloc(bytes)), size(bytes) {}
-  ~Dev() { (void)tessera::device::Free(ptr); }
-  void Put(const void* host) {
-    ASSERT_TRUE(
-        tessera::device::Memcpy(ptr, size, host, size, tessera::device::MemcpyKind::kHostToDevice)
-            .ok());
-  }
-  void Get(void* host) {
-    ASSERT_TRUE(
-        tessera::device::Memcpy(host, size, ptr, size, tessera::device::MemcpyKind::kDeviceToHost)
-            .ok());
-  }
-  void* ptr;
-  size_t size;
-};
-
-class TransDataTest : public ::testing::TestWithParam<bool> {
- protected:
-  void SetUp() override {
-    was_checked_ = tessera::device::CheckedMode();
-    tessera::device::SetCheckedMode(GetParam());
-  }
-  void TearDown() override { tessera::device::SetCheckedMode(was_checked_); }
-  bool was_checked_ = false;
-};
+using compat_test::Dev;
+class TransDataTest : public compat_test::FastAndCheckedTest {};
 
 // Runs `mode` on `src` (16-bit patterns, as int16_t or reinterpreted as half).
 template <typename T>

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../device_test_util.h"
 #include "kernel_operator.h"
 #include "tessera/device/device.h"
 #include "tessera/device/launch.h"
@@ -104,32 +105,8 @@ Row Reference(const std::vector<float>& x, uint32_t cols, bool update, uint32_t 
   return r;
 }
 
-struct Dev {
-  explicit Dev(size_t bytes) : ptr(*tessera::device::Malloc(bytes)), size(bytes) {}
-  ~Dev() { (void)tessera::device::Free(ptr); }
-  void Put(const void* host) {
-    ASSERT_TRUE(
-        tessera::device::Memcpy(ptr, size, host, size, tessera::device::MemcpyKind::kHostToDevice)
-            .ok());
-  }
-  void Get(void* host) {
-    ASSERT_TRUE(
-        tessera::device::Memcpy(host, size, ptr, size, tessera::device::MemcpyKind::kDeviceToHost)
-            .ok());
-  }
-  void* ptr;
-  size_t size;
-};
-
-class SoftmaxFlashV3Test : public ::testing::TestWithParam<bool> {
- protected:
-  void SetUp() override {
-    was_checked_ = tessera::device::CheckedMode();
-    tessera::device::SetCheckedMode(GetParam());
-  }
-  void TearDown() override { tessera::device::SetCheckedMode(was_checked_); }
-  bool was_checked_ = false;
-};
+using compat_test::Dev;
+class SoftmaxFlashV3Test : public compat_test::FastAndCheckedTest {};
 
 void Near(double got, double want, double rel, const std::string& what) {
   ASSERT_NEAR(got, want, rel * std::abs(want) + 1e-6) << what;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../device_test_util.h"
 #include "kernel_operator.h"
 #include "tessera/device/device.h"
 #include "tessera/device/launch.h"
@@ -173,32 +174,8 @@ __global__ __vector__ void buf_pool_custom(__gm__ float* x, __gm__ float* y, __g
   second.Reset();
 }
 
-struct Dev {
-  explicit Dev(size_t bytes) : ptr(*tessera::device::Malloc(bytes)), size(bytes) {}
-  ~Dev() { (void)tessera::device::Free(ptr); }
-  void Put(const void* host) {
-    ASSERT_TRUE(
-        tessera::device::Memcpy(ptr, size, host, size, tessera::device::MemcpyKind::kHostToDevice)
-            .ok());
-  }
-  void Get(void* host) {
-    ASSERT_TRUE(
-        tessera::device::Memcpy(host, size, ptr, size, tessera::device::MemcpyKind::kDeviceToHost)
-            .ok());
-  }
-  void* ptr;
-  size_t size;
-};
-
-class BufPool : public ::testing::TestWithParam<bool> {
- protected:
-  void SetUp() override {
-    was_checked_ = tessera::device::CheckedMode();
-    tessera::device::SetCheckedMode(GetParam());
-  }
-  void TearDown() override { tessera::device::SetCheckedMode(was_checked_); }
-  bool was_checked_ = false;
-};
+using compat_test::Dev;
+class BufPool : public compat_test::FastAndCheckedTest {};
 
 TEST_P(BufPool, StagesReuseThePoolsMemory) {
   for (int32_t scenario : {kReuse, kSubdivide, kCustom}) {
