@@ -159,7 +159,8 @@ std::vector<double> Reference(const std::vector<T>& a, bool col_a, const std::ve
 }
 
 template <class T, class LA, class LB, class TC, class Kernel = Basic<T, LA, LB, TC>>
-void RunBasic(uint32_t m, uint32_t n, uint32_t k, uint32_t seed, uint32_t block_num = 0) {
+void RunBasic(uint32_t m, uint32_t n, uint32_t k, uint32_t seed, uint32_t block_num = 0,
+              std::vector<TC>* out = nullptr) {
   using Op = device::DeviceGemm<Kernel>;
   const std::vector<T> a = Random<T>(size_t{m} * k, seed), b = Random<T>(size_t{k} * n, seed + 1);
   DevBuf<T> da(a.size()), db(b.size());
@@ -179,9 +180,11 @@ void RunBasic(uint32_t m, uint32_t n, uint32_t k, uint32_t seed, uint32_t block_
   const tessera::device::Stream stream;
   ASSERT_TRUE(op.run(stream).ok());
   ASSERT_TRUE(stream.Synchronize().ok()) << stream.Synchronize().ToString();
-  ExpectMatches(dc.Get(), Reference(a, LA::kColumnMajor, b, LB::kColumnMajor, m, n, k), k,
+  const std::vector<TC> c = dc.Get();
+  ExpectMatches(c, Reference(a, LA::kColumnMajor, b, LB::kColumnMajor, m, n, k), k,
                 "M " + std::to_string(m) + " N " + std::to_string(n) + " K " + std::to_string(k) +
                     (LA::kColumnMajor ? " A^T" : "") + (LB::kColumnMajor ? " B^T" : ""));
+  if (out != nullptr) *out = c;
 }
 
 template <class T, class TC>
@@ -263,16 +266,27 @@ TEST(GemmBasicMatmul, L1TileReuseWalkingKBothWays) {
       {600, 40, 3 * kk + 5}, {45, 1100, 4 * kk}, {257, 513, 2 * kk + 1}, {1, 700, 5 * kk - 3}};
   uint32_t seed = 100;
   for (const auto& s : shapes) {
+    // The same data on one AIC and on two: each block's K order follows its index, so the bits
+    // agree whatever the core count.
+    std::vector<float> c[2][4];
     for (uint32_t aics : {1u, 2u}) {
-      RunBasic<float, RowMajor, RowMajor, float>(s[0], s[1], s[2], seed, aics);
-      RunBasic<float, ColumnMajor, ColumnMajor, float>(s[0], s[1], s[2], seed + 1, aics);
+      auto* out = c[aics - 1];
+      RunBasic<float, RowMajor, RowMajor, float>(s[0], s[1], s[2], seed, aics, &out[0]);
+      RunBasic<float, ColumnMajor, ColumnMajor, float>(s[0], s[1], s[2], seed + 1, aics, &out[1]);
       RunBasic<float, RowMajor, ColumnMajor, float,
-               BasicAlongN<float, RowMajor, ColumnMajor, float>>(s[0], s[1], s[2], seed + 2, aics);
+               BasicAlongN<float, RowMajor, ColumnMajor, float>>(s[0], s[1], s[2], seed + 2, aics,
+                                                                 &out[2]);
       RunBasic<float, RowMajor, RowMajor, float,
-               BasicPingpong<float, RowMajor, RowMajor, float, 1>>(s[0], s[1], s[2], seed + 3,
-                                                                   aics);
-      seed += 4;
+               BasicPingpong<float, RowMajor, RowMajor, float, 1>>(s[0], s[1], s[2], seed + 3, aics,
+                                                                   &out[3]);
     }
+    for (int v = 0; v < 4; ++v) {
+      ASSERT_EQ(c[0][v].size(), c[1][v].size());
+      EXPECT_EQ(std::memcmp(c[0][v].data(), c[1][v].data(), c[0][v].size() * sizeof(float)), 0)
+          << "variant " << v << ": one and two AICs differ, M " << s[0] << " N " << s[1] << " K "
+          << s[2];
+    }
+    seed += 4;
   }
   RunBasic<half, ColumnMajor, RowMajor, half>(300, 260, 3 * DefaultTiles<half>::L1::K + 17, seed,
                                               1);

@@ -4,7 +4,7 @@
 //   BlockMmad<MmadPingpong<2>, GemmShape<128, 256, 256>, GemmShape<128, 256, 64>,
 //             GemmType<half, layout::RowMajor>, GemmType<half, layout::RowMajor>,
 //             GemmType<half>> mmad(pipe);
-//   mmad(gmA, lda, gmB, ldb, gmC, ldc, GemmCoord{m, n, k});
+//   mmad(gmA, lda, gmB, ldb, gmC, ldc, GemmCoord{m, n, k}, block_index);
 //
 // L1TileShape_ is the block (M x N) and the K step of GM -> L1 copies; L0TileShape_ has the same
 // M and N and the K step of L1 -> L0 loads. The constructor takes its buffers from `pipe` (L1:
@@ -12,10 +12,12 @@
 // slot free; each use waits on its slot's event and sets it again when done; the destructor waits
 // them all (CATLASS's protocol, which checked mode accepts). Each L1 slot remembers which source
 // tile it holds, and a copy of the same tile into it is skipped: when the whole K fits the stages,
-// consecutive blocks sharing an A band or a B panel copy it once; with a longer K, consecutive
-// blocks walk K in opposite directions, so a shared band or panel skips the copies of the K tiles
-// still in the slots and finds the next ones in the CPU's caches. So A and B must not change in GM
-// while the object lives (true inside one kernel launch, where they are inputs).
+// consecutive blocks sharing an A band or a B panel copy it once; with a longer K, blocks of odd
+// index walk K backwards, so of two consecutive blocks sharing a band or panel the second skips the
+// copies of the K tiles still in the slots and finds the next ones in the CPU's caches. The
+// direction follows the block's index, not its place on a core, so results do not depend on the
+// core count. So A and B must not change in GM while the object lives (true inside one kernel
+// launch, where they are inputs).
 #pragma once
 
 #include <algorithm>
@@ -150,26 +152,21 @@ class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AT
   // a column-major A gives m == 1 only with lda == 1 - kernel::BlockTileFor keeps it so),
   // written to `c` (row pitch ldc) as ElementC. `a` is the block's first element of A (row-major:
   // A[m0][0], pitch lda; column-major: A^T[0][m0]); `b` likewise (row-major: B[0][n0];
-  // column-major: B^T[n0][0]).
+  // column-major: B^T[n0][0]). `block_index` is the block's index in the launch: it sets the
+  // direction of the K walk (odd: backwards) when K exceeds the L1 stages.
   void operator()(const ::tessera::kernel::GlobalTensor<ElementA>& a, uint64_t lda,
                   const ::tessera::kernel::GlobalTensor<ElementB>& b, uint64_t ldb,
                   const ::tessera::kernel::GlobalTensor<ElementC>& c, uint64_t ldc,
-                  const GemmCoord& shape) {
+                  const GemmCoord& shape, uint64_t block_index) {
     const uint32_t k_tiles = CeilDiv(shape.k, kL1K);
     // When the whole K fits the stages, K tile kt always goes to slot kt, so a block that shares
     // its A band or B panel with the previous one finds those tiles in place (LoadL1 skips them).
-    // Otherwise consecutive blocks walk K in opposite directions: a block sharing the previous
-    // one's A band or B panel starts with the K tiles that one copied last, still in its slots
-    // (the last one in the slot before l1_slot_; LoadL1 skips them) and then in the CPU's caches.
-    // The order of the K sum differs between blocks; each is a valid order.
-    const bool reverse = k_tiles > kStages && reverse_k_;
-    uint32_t slot = l1_slot_;
-    if (k_tiles <= kStages) {
-      slot = 0;
-    } else {
-      reverse_k_ = !reverse_k_;
-      slot = (l1_slot_ + kStages - 1) % kStages;
-    }
+    // Otherwise consecutive blocks (of opposite index parity) walk K in opposite directions: a
+    // block sharing the previous one's A band or B panel starts with the K tiles that one copied
+    // last, still in its slots (the last one in the slot before l1_slot_; LoadL1 skips them) and
+    // then in the CPU's caches. The order of the K sum depends on the block's index only.
+    const bool reverse = k_tiles > kStages && (block_index & 1) != 0;
+    uint32_t slot = k_tiles <= kStages ? 0 : (l1_slot_ + kStages - 1) % kStages;
     const auto tile_at = [&](uint32_t step) { return reverse ? k_tiles - 1 - step : step; };
     LoadL1(slot, a, lda, b, ldb, shape, tile_at(0));
     ::tessera::kernel::WaitFlag<::tessera::kernel::HardEvent::FIX_M>(0);
@@ -274,7 +271,6 @@ class BlockMmad<MmadPingpong<Stages_, L0Stages_>, L1TileShape_, L0TileShape_, AT
   TileTag b_tag_[kStages];
   uint32_t l1_slot_ = 0;
   uint32_t l0_slot_ = 0;
-  bool reverse_k_ = false;  // the next block with more K tiles than stages walks K backwards
 };
 
 }  // namespace tessera::gemm::block

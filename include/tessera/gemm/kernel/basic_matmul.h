@@ -92,7 +92,7 @@ struct BasicMatmul {
       const MatrixCoord coord = sched.GetBlockCoord(static_cast<uint32_t>(t % loops));
       const GemmCoord shape = sched.GetActualBlockShape(coord);
       const BlockOffsets o = Offsets(p, batch, coord);
-      mmad(ga[o.a], p.lda, gb[o.b], p.ldb, gc[o.c], p.ldc, shape);
+      mmad(ga[o.a], p.lda, gb[o.b], p.ldb, gc[o.c], p.ldc, shape, static_cast<uint64_t>(t));
     }
   }
 };

@@ -89,7 +89,8 @@ struct MatmulEpilogue {
         const GemmCoord shape = sched.GetActualBlockShape(coord);
         const auto o = Basic::Offsets(bp, t / loops, coord);
         if (j >= kStages) ::tessera::device::CrossCoreWaitFlag(kMode, kFlagSlotFree);
-        mmad(ga[o.a], p.gemm.lda, gb[o.b], p.gemm.ldb, ws[(j % kStages) * kSlotElems], kLdw, shape);
+        mmad(ga[o.a], p.gemm.lda, gb[o.b], p.gemm.ldb, ws[(j % kStages) * kSlotElems], kLdw, shape,
+             t);
         ::tessera::device::CrossCoreSetFlag(kMode, kFlagBlockReady);
       }
       // Every free-flag the AIVs raise is consumed before the kernel ends.
