@@ -11,7 +11,7 @@ namespace tessera::cli {
 namespace {
 
 std::string Classify(const std::string& source) {
-  return ClassifyCores({source});
+  return ClassifyCores({source}).cores;
 }
 
 TEST(AscendcCores, AttributesDecide) {
@@ -61,15 +61,24 @@ TEST(AscendcCores, InferredFromTheApis) {
 }
 
 TEST(AscendcCores, SampleOfSeveralKernelsAndFiles) {
+  const CoresClass stated = ClassifyCores(
+      {"__global__ __vector__ void a(GM_ADDR x) {}", "__global__ __vector__ void b(GM_ADDR x) {}"});
+  EXPECT_EQ(stated.cores, "vector");
+  EXPECT_FALSE(stated.inferred);
   EXPECT_EQ(ClassifyCores({"__global__ __vector__ void a(GM_ADDR x) {}",
-                           "__global__ __vector__ void b(GM_ADDR x) {}"}),
-            "vector");
-  EXPECT_EQ(ClassifyCores({"__global__ __vector__ void a(GM_ADDR x) {}",
-                           "__global__ __cube__ void b(GM_ADDR x) {}"}),
+                           "__global__ __cube__ void b(GM_ADDR x) {}"})
+                .cores,
             "mix");
+  // One kernel states its type, the other's comes from the APIs: the sample counts as inferred.
+  const CoresClass partly = ClassifyCores({"__global__ __vector__ void a(GM_ADDR x) {}",
+                                           "__global__ __aicore__ void b(GM_ADDR x) { Mmad(); }"});
+  EXPECT_EQ(partly.cores, "mix");
+  EXPECT_TRUE(partly.inferred);
   // No kernel in any file (an op project's host): inferred from the APIs.
-  EXPECT_EQ(ClassifyCores({"int main() { return 0; }"}), "vector");
-  EXPECT_EQ(ClassifyCores({"void f() { Fixpipe(dst, src, params); }"}), "cube");
+  const CoresClass host = ClassifyCores({"int main() { return 0; }"});
+  EXPECT_EQ(host.cores, "vector");
+  EXPECT_TRUE(host.inferred);
+  EXPECT_EQ(ClassifyCores({"void f() { Fixpipe(dst, src, params); }"}).cores, "cube");
 }
 
 TEST(AscendcCores, CommentsStringsAndMacrosDoNotCount) {

@@ -36,9 +36,10 @@ namespace fs = std::filesystem;
 
 struct Sample {
   fs::path dir;
-  std::string name;   // relative to the kit
-  std::string kind;   // "asc" or "op-project"
-  std::string cores;  // "vector", "cube" or "mix" (ascendc_cores.h)
+  std::string name;       // relative to the kit
+  std::string kind;       // "asc" or "op-project"
+  std::string cores;      // "vector", "cube" or "mix" (ascendc_cores.h)
+  bool inferred = false;  // the class came from the APIs used (rule 3) for some kernel
 };
 
 struct Outcome {
@@ -81,7 +82,7 @@ bool ForArch(const std::string& text, const std::string& arch) {
 }
 
 // The sample's class from its kernel and host sources (every C/C++/.asc file under its folder).
-std::string SampleCores(const fs::path& dir) {
+CoresClass SampleCores(const fs::path& dir) {
   std::vector<std::string> sources;
   // Unreadable folders are skipped and a folder that vanishes ends the walk (error_code forms:
   // the throwing ones would end the CLI).
@@ -132,8 +133,11 @@ std::vector<Sample> FindSamples(const fs::path& kit, const std::string& arch,
     if (!top.empty() && s.name.rfind(top.back().name + "/", 0) == 0) continue;
     top.push_back(s);
   }
-  for (Sample& s : top)
-    s.cores = SampleCores(s.dir);
+  for (Sample& s : top) {
+    const CoresClass c = SampleCores(s.dir);
+    s.cores = c.cores;
+    s.inferred = c.inferred;
+  }
   return top;
 }
 
@@ -293,6 +297,7 @@ struct Totals {
   int total = 0;
   int built = 0;
   int passed = 0;
+  int inferred = 0;  // samples classed from the APIs they use (ascendc_cores.h rule 3)
 };
 
 fs::path DefaultAscDir() {
@@ -362,10 +367,12 @@ int RunAscendcCheck(const AscendcCheckOptions& options) {
       ++t.total;
       t.built += o.built ? 1 : 0;
       t.passed += o.passed ? 1 : 0;
+      t.inferred += sample.inferred ? 1 : 0;
     }
     results.push_back({{"sample", sample.name},
                        {"kind", sample.kind},
                        {"cores", sample.cores},
+                       {"cores_rule", sample.inferred ? "inferred" : "stated"},
                        {"built", o.built},
                        {"passed", o.passed},
                        {"phase", o.phase},
@@ -385,7 +392,8 @@ int RunAscendcCheck(const AscendcCheckOptions& options) {
     nlohmann::json by_class = nlohmann::json::object();
     for (const std::string& c : classes) {
       const Totals& t = totals[c];
-      by_class[c] = {{"total", t.total}, {"built", t.built}, {"passed", t.passed}};
+      by_class[c] = {
+          {"total", t.total}, {"built", t.built}, {"passed", t.passed}, {"inferred", t.inferred}};
     }
     nlohmann::json out = {{"kit", kit.string()}, {"arch", options.arch}, {"work", work.string()},
                           {"total", all.total},  {"built", all.built},   {"passed", all.passed},
@@ -395,8 +403,10 @@ int RunAscendcCheck(const AscendcCheckOptions& options) {
     for (const std::string& c : classes) {
       const Totals& t = totals[c];
       if (t.total == 0) continue;
-      std::printf("%-6s %d samples: %d built (%.0f%%), %d passed (%.0f%%)\n", c.c_str(), t.total,
-                  t.built, 100.0 * t.built / t.total, t.passed, 100.0 * t.passed / t.total);
+      std::printf(
+          "%-6s %d samples: %d built (%.0f%%), %d passed (%.0f%%); %d classed from the APIs used\n",
+          c.c_str(), t.total, t.built, 100.0 * t.built / t.total, t.passed,
+          100.0 * t.passed / t.total, t.inferred);
     }
     std::printf("logs under %s\n", work.string().c_str());
   }

@@ -130,7 +130,7 @@ std::string StripComments(std::string_view source) {
   return Strip(source, false);
 }
 
-std::string ClassifyCores(const std::vector<std::string>& sources) {
+CoresClass ClassifyCores(const std::vector<std::string>& sources) {
   std::vector<std::string> stripped;
   stripped.reserve(sources.size());
   for (const std::string& s : sources)
@@ -175,8 +175,9 @@ std::string ClassifyCores(const std::vector<std::string>& sources) {
       }
     }
   }
-  if (infer || classes.empty()) classes.insert(InferredClass(stripped));
-  return classes.size() == 1 ? *classes.begin() : "mix";
+  infer = infer || classes.empty();
+  if (infer) classes.insert(InferredClass(stripped));
+  return CoresClass{classes.size() == 1 ? *classes.begin() : "mix", infer};
 }
 
 }  // namespace tessera::cli

@@ -21,8 +21,14 @@
 
 namespace tessera::cli {
 
-// The class of a sample whose source files hold `sources`: "vector", "cube" or "mix".
-std::string ClassifyCores(const std::vector<std::string>& sources);
+// A sample's class and how it was decided.
+struct CoresClass {
+  std::string cores;      // "vector", "cube" or "mix"
+  bool inferred = false;  // rule 3 decided for some kernel (or the sample has no kernel)
+};
+
+// The class of a sample whose source files hold `sources`.
+CoresClass ClassifyCores(const std::vector<std::string>& sources);
 
 // `source` without its // and /* */ comments (string and character literals kept intact).
 std::string StripComments(std::string_view source);

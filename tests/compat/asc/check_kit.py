@@ -22,12 +22,14 @@ expect(proc.returncode == 1, f"exit code 1 when a sample fails, got {proc.return
 expect(report["total"] == 3 and report["built"] == 2 and report["passed"] == 2,
        f"totals: {report['total']} samples, {report['built']} built, {report['passed']} passed")
 cores = report.get("cores", {})
-expect(cores.get("vector") == {"total": 3, "built": 2, "passed": 2}
-       and cores.get("cube") == {"total": 0, "built": 0, "passed": 0}
-       and cores.get("mix") == {"total": 0, "built": 0, "passed": 0}
-       and cores.get("all") == {"total": 3, "built": 2, "passed": 2},
+expect(cores.get("vector") == {"total": 3, "built": 2, "passed": 2, "inferred": 0}
+       and cores.get("cube") == {"total": 0, "built": 0, "passed": 0, "inferred": 0}
+       and cores.get("mix") == {"total": 0, "built": 0, "passed": 0, "inferred": 0}
+       and cores.get("all") == {"total": 3, "built": 2, "passed": 2, "inferred": 0},
        f"per-class totals (every test-kit sample is a __vector__ kernel): {cores}")
-expect(all(s.get("cores") == "vector" for s in report["samples"]), "each sample's class is vector")
+expect(all(s.get("cores") == "vector" and s.get("cores_rule") == "stated"
+           for s in report["samples"]),
+       "each sample's class is vector, stated by its kernels")
 good = samples.get("vector_scale", {})
 expect(good.get("passed") is True, f"vector_scale passes: {good}")
 split = samples.get("split_host", {})
