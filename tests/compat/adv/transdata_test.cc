@@ -40,8 +40,8 @@ constexpr AscendC::TransDataConfig kFromFz = {AscendC::DataFormat::FRACTAL_Z_3D,
 
 enum Mode : int32_t { kModeToNdc, kModeFromNdc, kModeToFz, kModeFromFz };
 
-// Copies `srcCount` elements in, converts, copies `dstCount` out. `bad` passes an NDC1HWC0
-// layout whose C1 does not match C.
+// Copies `srcCount` elements in, converts, copies `dstCount` out. `bad` 1 passes an NDC1HWC0
+// layout whose C1 does not match C; `bad` 2 converts within the source buffer.
 template <typename T>
 __global__ __vector__ void transdata_custom(__gm__ T* src, __gm__ T* dst, uint32_t srcCount,
                                             uint32_t dstCount, int32_t mode, int32_t n, int32_t c,
@@ -54,10 +54,10 @@ __global__ __vector__ void transdata_custom(__gm__ T* src, __gm__ T* dst, uint32
   AscendC::GlobalTensor<T> gs, gd;
   gs.SetGlobalBuffer(src, srcCount);
   gd.SetGlobalBuffer(dst, dstCount);
-  AscendC::LocalTensor<T> ls = bs.Get<T>(), ld = bd.Get<T>();
+  AscendC::LocalTensor<T> ls = bs.Get<T>(), ld = bad == 2 ? bs.Get<T>() : bd.Get<T>();
   AscendC::DataCopy(ls, gs, srcCount);
   AscendC::PipeBarrier<PIPE_ALL>();
-  const int32_t c1 = (c + 15) / 16 + bad, n1 = (n + 15) / 16;
+  const int32_t c1 = (c + 15) / 16 + (bad == 1 ? 1 : 0), n1 = (n + 15) / 16;
   auto ncdhw = AscendC::MakeLayout(AscendC::MakeShape(n, c, d, h, w), AscendC::MakeStride());
   auto ndc = AscendC::MakeLayout(AscendC::MakeShape(n, d, c1, h, w, 16), AscendC::MakeStride());
   auto fz = AscendC::MakeLayout(AscendC::MakeShape(d, c1, h, w, n1, 16, 16), AscendC::MakeStride());
@@ -184,6 +184,19 @@ TEST_P(TransDataTest, LayoutsThatContradictTheFormatsFailTheBlock) {
       RunTransData<int16_t>(kModeToNdc, s, src, uint64_t{s.n} * s.d * 3 * 6 * 16, &got, /*bad=*/1);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.ToString().find("NDC1HWC0 shape"), std::string::npos) << st.ToString();
+}
+
+TEST_P(TransDataTest, OverlappingTensorsFailTheBlock) {
+  const Shape5 s{2, 20, 1, 2, 3};
+  std::mt19937 rng(77);
+  std::uniform_int_distribution<int> bits(-30000, 30000);
+  std::vector<int16_t> src(s.ncdhw()), got;
+  for (auto& v : src)
+    v = static_cast<int16_t>(bits(rng));
+  const tessera::Status st = RunTransData<int16_t>(
+      kModeToNdc, s, src, uint64_t{s.n} * s.d * s.c1() * s.h * s.w * 16, &got, /*bad=*/2);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("overlap"), std::string::npos) << st.ToString();
 }
 
 INSTANTIATE_TEST_SUITE_P(FastAndChecked, TransDataTest, ::testing::Bool(),

@@ -143,13 +143,28 @@ void TransData(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
   if constexpr (from_ndc) td::CheckNdc1hwc0(params.srcLayout, s);
   if constexpr (to_fz) td::CheckFractalZ3d(params.dstLayout, s);
   if constexpr (from_fz) td::CheckFractalZ3d(params.srcLayout, s);
+  if (uint64_t{s.h} * s.w > UINT32_MAX) {
+    td::Mismatch("NCDHW shape",
+                 "H * W = " + std::to_string(uint64_t{s.h} * s.w) + " elements exceed 2^32 - 1");
+  }
   const uint32_t hw = s.h * s.w;
   const uint32_t c_pad = td::Split(s.c) * td::kC0;
   const uint32_t n_pad = (to_fz || from_fz) ? td::Split(s.n) * td::kC0 : s.n;
   const uint64_t ncdhw = td::NcdhwSize(s);
   const uint64_t other = uint64_t{n_pad} * c_pad * s.d * hw;
-  td::Check(srcTensor, (to_ndc || to_fz) ? ncdhw : other, "src");
-  td::Check(dstTensor, (to_ndc || to_fz) ? other : ncdhw, "dst");
+  const uint64_t src_count = (to_ndc || to_fz) ? ncdhw : other;
+  const uint64_t dst_count = (to_ndc || to_fz) ? other : ncdhw;
+  td::Check(srcTensor, src_count, "src");
+  td::Check(dstTensor, dst_count, "dst");
+  // The vendor forbids overlapping tensors: the conversion would read elements it already wrote.
+  const auto src_at = reinterpret_cast<uintptr_t>(srcTensor.data());
+  const auto dst_at = reinterpret_cast<uintptr_t>(dstTensor.data());
+  if (src_count > 0 && dst_count > 0 && dst_at < src_at + src_count * sizeof(T) &&
+      src_at < dst_at + dst_count * sizeof(T)) {
+    td::Mismatch("tensors", "the source (" + std::to_string(src_count) +
+                                " elements) and the destination (" + std::to_string(dst_count) +
+                                " elements) overlap");
+  }
   T* dst = dstTensor.data();
   const T* src = srcTensor.data();
   const auto blocked = [&](uint32_t n, uint32_t c, uint32_t d, uint32_t i) {
