@@ -581,16 +581,19 @@ std::byte* PoolAddress(const BufPoolBase& pool, uint32_t addr, uint64_t len, con
   return pool.Address(addr, len, api);
 }
 
+void CheckBufferCount(int64_t num, const char* api) {
+  if (num < 1 || num > kMaxBuffersPerQueue) {
+    KernelFail(api, "buffer number " + std::to_string(num) + " is out of range; expected 1.." +
+                        std::to_string(kMaxBuffersPerQueue));
+  }
+}
+
 TPosition PoolPosition(const BufPoolBase& pool) {
   return pool.pool_position();
 }
 
 void QueueBase::InitStartBufHandle(TBufHandle /*start*/, uint8_t num, uint32_t len) {
-  if (num < 1 || num > kMaxBuffersPerQueue) {
-    KernelFail("TQue::InitStartBufHandle", "buffer number " + std::to_string(num) +
-                                               " is out of range; expected 1.." +
-                                               std::to_string(kMaxBuffersPerQueue));
-  }
+  CheckBufferCount(num, "TQue::InitStartBufHandle");
   if (attached()) KernelFail("TQue::InitStartBufHandle", Name() + " already has buffers");
   Attach(nullptr, num, static_cast<uint32_t>(PoolRound(len)), CheckedLaunch());
   placing_ = true;

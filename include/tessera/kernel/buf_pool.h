@@ -103,11 +103,7 @@ class TBufPool : public detail::BufPoolBase {
   // `num` buffers of `len` bytes (rounded up to 32) for `que`, from the cursor.
   template <TPosition qpos, int32_t depth>
   bool InitBuffer(TQue<qpos, depth>& que, uint8_t num, uint32_t len) {
-    if (num < 1 || num > kMaxBuffersPerQueue) {
-      KernelFail("TBufPool::InitBuffer", "buffer number " + std::to_string(num) +
-                                             " is out of range; expected 1.." +
-                                             std::to_string(kMaxBuffersPerQueue));
-    }
+    detail::CheckBufferCount(num, "TBufPool::InitBuffer");
     if (que.attached()) KernelFail("TBufPool::InitBuffer", "the queue already has buffers");
     detail::CheckPoolMemory(pos, qpos, "TBufPool::InitBuffer");
     const uint64_t each = detail::PoolRound(len);

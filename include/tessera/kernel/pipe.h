@@ -53,6 +53,8 @@ constexpr bool IsPoolPosition(TPosition pos) {
 // Fails the block unless a queue, buffer or sub-pool at `pos` lives in the memory of a pool at
 // `pool` (the vendor asserts "buffer pos should be same as pos of TbufPool").
 void CheckPoolMemory(TPosition pool, TPosition pos, const char* api);
+// Fails the block unless a queue asks for 1..kMaxBuffersPerQueue buffers.
+void CheckBufferCount(int64_t num, const char* api);
 // Memory at `addr` for `len` bytes inside `pool`, failing the block otherwise.
 std::byte* PoolAddress(const BufPoolBase& pool, uint32_t addr, uint64_t len, const char* api);
 TPosition PoolPosition(const BufPoolBase& pool);
@@ -267,11 +269,7 @@ class TPipe {
   // `num` buffers of `bytes` each (rounded up to 32) for `queue`.
   template <TPosition pos, int32_t depth>
   void InitBuffer(TQue<pos, depth>& queue, int32_t num, uint32_t bytes) {
-    if (num < 1 || num > kMaxBuffersPerQueue) {
-      KernelFail("TPipe::InitBuffer", "buffer number " + std::to_string(num) +
-                                          " is out of range; expected 1.." +
-                                          std::to_string(kMaxBuffersPerQueue));
-    }
+    detail::CheckBufferCount(num, "TPipe::InitBuffer");
     if (queue.attached()) KernelFail("TPipe::InitBuffer", "the queue already has buffers");
     const uint64_t each = RoundUp(bytes);
     std::byte* base = Take(each * static_cast<uint64_t>(num), pos);  // fails beyond the arena
