@@ -44,18 +44,21 @@ HWY_INLINE V ClampKeepNaN(D d, V x, float lo, float hi) {
   return KeepNaN(x, hn::Max(hn::Set(d, lo), hn::Min(hn::Set(d, hi), x)));
 }
 
-// num / den for den in [1, 8]: the reciprocal estimate (made >= 24 bits by a Newton step where
-// it has only 12), then one correction of the quotient from its exact residual, which leaves it
-// within a hair of correctly rounded at a fraction of a division's cost.
+// num / den for den in [1, 8]. AVX-512: the 14-bit reciprocal estimate, then one correction of
+// the quotient from its exact residual (within a hair of correctly rounded, 3 FMA-port ops).
+// Narrower targets: the IEEE division, correctly rounded. There the estimate has only 12 bits and
+// needs a Newton step (6 ops on the FMA ports), while the divider is a separate unit that runs
+// beside the exponential's FMAs: sigmoid 1.34x faster on Zen 1 (2.25 -> 1.68 ns per element).
 template <class D, class V>
 HWY_INLINE V QuotientNear(D d, V num, V den) {
-  V r = hn::ApproximateReciprocal(den);
-#if HWY_TARGET != HWY_AVX3 && HWY_TARGET != HWY_AVX3_DL && HWY_TARGET != HWY_EMU128 && \
-    HWY_TARGET != HWY_SCALAR
-  r = hn::MulAdd(r, hn::NegMulAdd(den, r, hn::Set(d, 1.0f)), r);
-#endif
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  const V r = hn::ApproximateReciprocal(den);
   const V q = hn::Mul(num, r);
   return hn::MulAdd(hn::NegMulAdd(den, q, num), r, q);
+#else
+  (void)d;
+  return hn::Div(num, den);
+#endif
 }
 
 // p * 2^n for integral n in [-159, 128], rounded once (subnormal results included, overflow to
