@@ -24,13 +24,13 @@ void RunCase(benchmark::State& state, const std::string& id) {
   }
   tb::Case& c = **made;
   tessera::device::Stream stream;
-  if (auto warm = c.RunRound(stream, true); !warm.ok()) {
+  if (auto warm = c.RunRound(stream, true, true); !warm.ok()) {
     state.SkipWithError(warm.status().ToString().c_str());
     return;
   }
   std::vector<tb::RoundTimes> rounds;
   for (auto _ : state) {
-    auto t = c.RunRound(stream, true);
+    auto t = c.RunRound(stream, true, true);
     if (!t.ok()) {
       state.SkipWithError(t.status().ToString().c_str());
       return;
@@ -49,6 +49,7 @@ void RunCase(benchmark::State& state, const std::string& id) {
     state.counters["ceiling_GBps"] = *r.ceiling_gbps;
     state.counters["ceiling_Gelem_s"] = *r.ceiling_gelems;
   }
+  if (r.ratio_emulated) state.counters["ascend910b_over_native"] = *r.ratio_emulated;
 }
 
 int RegisterAll() {

@@ -45,6 +45,7 @@ TEST(BenchCliTest, QuickJsonReportsEveryCaseWithPositiveFigures) {
     }
     ExpectPositive(c, "ceiling_gbps");
     ExpectPositive(c, "ceiling_gelems_per_s");
+    ExpectPositive(c, "ascend910b_over_native");
     EXPECT_EQ(c["compute_bound"].get<bool>(),
               c["ceiling_gbps"].get<double>() < c["limit_gbps"].get<double>())
         << c["id"];
@@ -86,12 +87,18 @@ TEST(BenchCliTest, NoCeilingSkipsTheInCacheMeasurement) {
   EXPECT_TRUE(j["cases"][0]["ceiling_gbps"].is_null());
   EXPECT_FALSE(j["cases"][0]["compute_bound"].get<bool>());
   ExpectPositive(j["cases"][0], "gbps");
+
+  const nlohmann::json native = RunJson("bench --quick --no-910b --filter op_add");
+  ASSERT_EQ(native["cases"].size(), 1u);
+  EXPECT_TRUE(native["cases"][0]["ascend910b_over_native"].is_null());
+  EXPECT_EQ(native["profile"], "native");
 }
 
 TEST(BenchCliTest, TableHasTheReportColumns) {
   const CliResult r = RunCli("bench --quick --filter softmax");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* text : {"GB/s", "x limit", "x Eigen", "Softmax fp32 16x4096", "rounds"}) {
+  for (const char* text :
+       {"GB/s", "x limit", "x Eigen", "910b/nat", "Softmax fp32 16x4096", "rounds"}) {
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
   }
 }

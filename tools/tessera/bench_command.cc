@@ -196,6 +196,7 @@ nlohmann::ordered_json ResultJson(const bench::CaseResult& r, const TorchColumn&
       {"compute_bound", r.compute_bound},
       {"ceiling_gbps", Optional(r.ceiling_gbps)},
       {"ceiling_gelems_per_s", Optional(r.ceiling_gelems)},
+      {"ascend910b_over_native", Optional(r.ratio_emulated)},
   };
 }
 
@@ -212,8 +213,8 @@ void PrintTable(const std::vector<bench::CaseResult>& results,
   if (TorchPeer() == nullptr) {
     std::printf("torch peer not available: %s\n", TorchPeerUnavailableReason().c_str());
   }
-  std::printf("%-28s %8s %8s %8s %8s %8s %8s %8s %14s\n", "case", "GB/s", "limit", "x limit",
-              "Eigen", "x Eigen", "torch", "x torch", "in-cache GB/s");
+  std::printf("%-28s %8s %8s %8s %8s %8s %8s %8s %14s %8s\n", "case", "GB/s", "limit", "x limit",
+              "Eigen", "x Eigen", "torch", "x torch", "in-cache GB/s", "910b/nat");
   for (size_t i = 0; i < results.size(); ++i) {
     const bench::CaseResult& r = results[i];
     std::string name = r.title;
@@ -234,6 +235,11 @@ void PrintTable(const std::vector<bench::CaseResult>& results,
     } else {
       std::printf(" %14s", "-");
     }
+    if (r.ratio_emulated) {
+      std::printf(" %8.2f", *r.ratio_emulated);
+    } else {
+      std::printf(" %8s", "-");
+    }
     std::printf("\n");
   }
   bool any_ceiling = false;
@@ -249,6 +255,9 @@ void PrintTable(const std::vector<bench::CaseResult>& results,
         "in-cache: the same operator on ~1M cache-resident elements, its compute ceiling; * = "
         "below the limit\n(compute-bound: compare GB/s with the ceiling rather than the limit).\n");
   }
+  std::printf(
+      "910b/nat: median of the operator's time on the emulated ascend910b profile over its native "
+      "time, same round (goal <= 1.1).\n");
   if (!call) return;
   if (!call->ran) {
     std::printf("1K Add call: %s\n", call->error.c_str());
@@ -287,6 +296,8 @@ void AddBenchCommand(CLI::App& app, BenchOptions& options) {
                 "With --gemm: time by the wall clock instead of CPU seconds / threads");
   cmd->add_flag("--no-ceiling", options.no_ceiling,
                 "Skip the in-cache measurement (the operators' compute ceiling)");
+  cmd->add_flag("--no-910b", options.no_emulated,
+                "Skip the operators' runs on the emulated ascend910b profile");
 }
 
 int RunBench(const BenchOptions& options) {
@@ -304,6 +315,7 @@ int RunBench(const BenchOptions& options) {
   suite.rounds = options.rounds > 0 ? options.rounds : options.quick ? kQuickRounds : suite.rounds;
   suite.filter = options.filter;
   suite.ceiling = !options.no_ceiling;
+  suite.emulated = !options.no_emulated;
   // Case by case (as bench::RunSuite), each followed by its torch peer.
   std::vector<std::string> ids;
   for (const std::string& id : bench::CaseIds()) {

@@ -72,6 +72,7 @@ struct BenchOptions {
   double scale = 0;    // 0: the default (1, or 1/1024 with --quick)
   std::string filter;
   bool no_ceiling = false;
+  bool no_emulated = false;
 };
 void AddBenchCommand(CLI::App& app, BenchOptions& options);
 int RunBench(const BenchOptions& options);

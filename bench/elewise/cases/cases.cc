@@ -618,10 +618,17 @@ int64_t Case::elements() const {
   return n;
 }
 
-Result<RoundTimes> Case::RunRound(const tdev::Stream& stream, bool ceiling) {
+Result<RoundTimes> Case::RunRound(const tdev::Stream& stream, bool ceiling, bool emulated) {
   RoundTimes t;
   TESSERA_ASSIGN_OR_RETURN(t.limit, TimedLaunch(stream, [&] { return Limit(stream); }));
   TESSERA_ASSIGN_OR_RETURN(t.elewise, TimedLaunch(stream, [&] { return Elewise(stream); }));
+  if (emulated) {
+    // The same call on the NPU profile: its plan (block count, UB tiles) is the emulated one.
+    TESSERA_RETURN_IF_ERROR(tdev::SetProfile("ascend910b"));
+    Result<double> e = TimedLaunch(stream, [&] { return Elewise(stream); });
+    TESSERA_RETURN_IF_ERROR(tdev::SetProfile("native"));
+    TESSERA_ASSIGN_OR_RETURN(t.emulated, std::move(e));
+  }
   if (EigenAvailable() && HasPeer()) {
     const auto t0 = std::chrono::steady_clock::now();
     Eigen();
@@ -743,7 +750,7 @@ std::string EigenUnavailableReason() {
 }
 
 CaseResult Summarize(const Case& c, const std::vector<RoundTimes>& rounds) {
-  std::vector<double> t_limit, t_case, t_eigen, r_limit, r_eigen, t_ceiling;
+  std::vector<double> t_limit, t_case, t_eigen, r_limit, r_eigen, t_ceiling, r_emulated;
   for (const RoundTimes& t : rounds) {
     t_limit.push_back(t.limit);
     t_case.push_back(t.elewise);
@@ -753,6 +760,7 @@ CaseResult Summarize(const Case& c, const std::vector<RoundTimes>& rounds) {
       r_eigen.push_back(*t.eigen / t.elewise);
     }
     if (t.in_cache_seconds_per_element) t_ceiling.push_back(*t.in_cache_seconds_per_element);
+    if (t.emulated) r_emulated.push_back(*t.emulated / t.elewise);
   }
   CaseResult r;
   r.id = c.id();
@@ -774,6 +782,7 @@ CaseResult Summarize(const Case& c, const std::vector<RoundTimes>& rounds) {
     r.ceiling_gbps = c.bytes() / static_cast<double>(c.elements()) / spe * 1e-9;
     r.compute_bound = *r.ceiling_gbps < r.limit_gbps;
   }
+  if (!r_emulated.empty()) r.ratio_emulated = Median(r_emulated);
   return r;
 }
 
@@ -783,10 +792,10 @@ Result<CaseResult> Measure(Case& c, const SuiteOptions& options, const tdev::Str
                            std::to_string(options.rounds));
   }
   // Warm-up: page faults, caches, the workspace and argument pools.
-  TESSERA_RETURN_IF_ERROR(c.RunRound(stream, options.ceiling).status());
+  TESSERA_RETURN_IF_ERROR(c.RunRound(stream, options.ceiling, options.emulated).status());
   std::vector<RoundTimes> rounds;
   for (int k = 0; k < options.rounds; ++k) {
-    TESSERA_ASSIGN_OR_RETURN(RoundTimes t, c.RunRound(stream, options.ceiling));
+    TESSERA_ASSIGN_OR_RETURN(RoundTimes t, c.RunRound(stream, options.ceiling, options.emulated));
     rounds.push_back(t);
   }
   return Summarize(c, rounds);

@@ -22,10 +22,11 @@
 namespace tessera::bench {
 
 struct SuiteOptions {
-  double scale = 1.0;   // multiplies the sizes (element count, or rows of the row ops)
-  int rounds = 15;      // interleaved rounds per case; medians are taken over them
-  std::string filter;   // run the cases whose id contains this text (empty: all)
-  bool ceiling = true;  // also measure each operator's in-cache ceiling
+  double scale = 1.0;    // multiplies the sizes (element count, or rows of the row ops)
+  int rounds = 15;       // interleaved rounds per case; medians are taken over them
+  std::string filter;    // run the cases whose id contains this text (empty: all)
+  bool ceiling = true;   // also measure each operator's in-cache ceiling
+  bool emulated = true;  // also run the operator on the emulated ascend910b profile
 };
 
 // One round: seconds taken by each implementation (eigen absent when the peer is not available)
@@ -36,6 +37,7 @@ struct RoundTimes {
   double elewise = 0;
   std::optional<double> eigen;
   std::optional<double> in_cache_seconds_per_element;
+  std::optional<double> emulated;  // the operator on the ascend910b profile
 };
 
 class Case {
@@ -53,8 +55,9 @@ class Case {
   int64_t elements() const;
 
   // One round of limit, operator and peer, each launched and synchronized on `stream`; with
-  // `ceiling` also the in-cache time.
-  Result<RoundTimes> RunRound(const device::Stream& stream, bool ceiling);
+  // `ceiling` also the in-cache time, with `emulated` also the operator on the ascend910b profile
+  // (the native profile is restored before it returns).
+  Result<RoundTimes> RunRound(const device::Stream& stream, bool ceiling, bool emulated);
 
  protected:
   Case(std::string id, std::string title, std::vector<int64_t> shape, std::string dtype,
@@ -101,6 +104,7 @@ struct CaseResult {
   std::optional<double> ratio_eigen;     // median of Eigen time / operator time
   std::optional<double> ceiling_gbps;    // in-cache throughput of the operator, same byte count
   std::optional<double> ceiling_gelems;  // the same in G elements/s
+  std::optional<double> ratio_emulated;  // median of ascend910b time / native time (< 1.1: goal)
   // The in-cache ceiling is below the limit's bandwidth: compute, not memory, bounds the case.
   bool compute_bound = false;
 };
