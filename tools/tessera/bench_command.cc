@@ -252,7 +252,8 @@ void PrintTable(const std::vector<bench::CaseResult>& results,
       "after the case; x torch = its median time / tessera's.\n");
   if (any_ceiling) {
     std::printf(
-        "in-cache: the same operator on ~1M cache-resident elements, its compute ceiling; * = "
+        "in-cache: the same operator on a cache-resident slice (the workers' L2 + half the L3, at "
+        "most 1M elements),\nits compute ceiling; * = "
         "below the limit\n(compute-bound: compare GB/s with the ceiling rather than the limit).\n");
   }
   std::printf(

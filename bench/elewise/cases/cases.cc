@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -38,8 +41,34 @@ constexpr int64_t kOpElements = int64_t{32} << 20;  // the built-in ops' cases
 constexpr int64_t kRows = 16384;
 constexpr int64_t kCols = 4096;
 constexpr float kEpsilon = 1e-6f;
-// Elements of the in-cache slice (4 MiB in + 4 MiB out: L2/L3-resident) and launches per timing.
-constexpr int64_t kInCacheElements = int64_t{1} << 20;
+// Bytes of cpu0's unified cache of `level` as Linux reports it for this core (sysfs: a share of an
+// L3 split among core complexes, where sysconf gives the whole chip's); 0 when unknown.
+int64_t CacheBytes(int level) {
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    std::ifstream level_file(dir + "/level"), type_file(dir + "/type"), size_file(dir + "/size");
+    int l = 0;
+    std::string type, size;
+    if (!(level_file >> l) || !(type_file >> type) || !(size_file >> size)) break;
+    if (l != level || type != "Unified" || size.empty()) continue;
+    const int64_t unit = size.back() == 'K' ? 1024 : size.back() == 'M' ? 1024 * 1024 : 1;
+    return std::strtoll(size.c_str(), nullptr, 10) * unit;
+  }
+  return 0;
+}
+
+// Elements of the in-cache slice: every stream of it (at most 16 bytes per element, a*b+c) fits
+// in the workers' L2 plus half the L3 (Zen 1: 2 x 512 KiB + 4 MiB -> 320K elements), at most 1M
+// (4 MiB in + 4 MiB out, the size on CPUs with large L3s). Launches per timing: kInCacheRepeats.
+int64_t InCacheElementsBudget() {
+  static const int64_t budget = [] {
+    const int64_t l2 = CacheBytes(2);
+    if (l2 <= 0) return int64_t{1} << 20;
+    const int64_t bytes = l2 * tdev::WorkerThreads() + CacheBytes(3) / 2;
+    return std::clamp<int64_t>(bytes / 16, int64_t{64} << 10, int64_t{1} << 20);
+  }();
+  return budget;
+}
 constexpr int kInCacheRepeats = 10;
 
 // ---- operators under test ------------------------------------------------------------------
@@ -221,7 +250,7 @@ class FmaCase final : public Case {
 
  protected:
   Status ElewiseInCache(const tdev::Stream& s) override { return op_->Run(small_args_, s); }
-  int64_t InCacheElements() const override { return std::min(n_, kInCacheElements); }
+  int64_t InCacheElements() const override { return std::min(n_, InCacheElementsBudget()); }
   Status Limit(const tdev::Stream& s) override {
     return tdev::Launch(LimitConfig("limit_fma"), Fma3Kernel, s, out_.f(),
                         static_cast<const float*>(a_.f()), static_cast<const float*>(b_.f()),
@@ -266,7 +295,7 @@ class UnaryCase final : public Case {
 
  protected:
   Status ElewiseInCache(const tdev::Stream& s) override { return op_->Run(small_args_, s); }
-  int64_t InCacheElements() const override { return std::min(n_, kInCacheElements); }
+  int64_t InCacheElements() const override { return std::min(n_, InCacheElementsBudget()); }
   Status Limit(const tdev::Stream& s) override {
     return CopyLimit(s, out_.get(), x_.get(), n_ * 4);
   }
@@ -312,7 +341,7 @@ class RmsNormCase final : public Case {
  protected:
   Status ElewiseInCache(const tdev::Stream& s) override { return op_->Run(small_args_, s); }
   int64_t InCacheElements() const override {
-    return std::min(rows_, kInCacheElements / kCols) * kCols;
+    return std::min(rows_, InCacheElementsBudget() / kCols) * kCols;
   }
   Status Limit(const tdev::Stream& s) override {
     return CopyLimit(s, out_.get(), x_.get(), rows_ * kCols * (bf16_ ? 2 : 4));
@@ -359,7 +388,7 @@ class SoftmaxCase final : public Case {
  protected:
   Status ElewiseInCache(const tdev::Stream& s) override { return op_->Run(small_args_, s); }
   int64_t InCacheElements() const override {
-    return std::min(rows_, kInCacheElements / kCols) * kCols;
+    return std::min(rows_, InCacheElementsBudget() / kCols) * kCols;
   }
   Status Limit(const tdev::Stream& s) override {
     return CopyLimit(s, out_.get(), x_.get(), rows_ * kCols * 4);
@@ -424,7 +453,7 @@ class BuiltinOpCase final : public Case {
   Status ElewiseInCache(const tdev::Stream&) override {
     return Call(small_x1_, small_x2_, small_y_);
   }
-  int64_t InCacheElements() const override { return std::min(n_, kInCacheElements); }
+  int64_t InCacheElements() const override { return std::min(n_, InCacheElementsBudget()); }
   Status Limit(const tdev::Stream& s) override {
     switch (kind_) {
       case Kind::kAdd:
@@ -537,7 +566,7 @@ class BuiltinRowOpCase final : public Case {
  protected:
   Status ElewiseInCache(const tdev::Stream&) override { return Call(small_x_t_, small_y_t_); }
   int64_t InCacheElements() const override {
-    return std::min(rows_, kInCacheElements / kCols) * kCols;
+    return std::min(rows_, InCacheElementsBudget() / kCols) * kCols;
   }
   Status Limit(const tdev::Stream& s) override {
     const int64_t bytes = rows_ * kCols * (bf16_ ? 2 : 4);

@@ -31,7 +31,8 @@ struct SuiteOptions {
 
 // One round: seconds taken by each implementation (eigen absent when the peer is not available)
 // and, when asked for, the operator's in-cache seconds per element (its compute ceiling: the same
-// operator on a cache-resident slice of about 1M elements, launched repeatedly).
+// operator on a cache-resident slice, the workers' L2 plus half the L3 (at most 1M elements),
+// launched repeatedly).
 struct RoundTimes {
   double limit = 0;
   double elewise = 0;
