@@ -36,6 +36,7 @@ namespace HWY_NAMESPACE {
 namespace {
 
 namespace hn = hwy::HWY_NAMESPACE;
+namespace km = ::tessera::kernel::math::HWY_NAMESPACE;
 using tile::Instr;
 using tile::Lane;
 using tile::OpCode;
@@ -85,15 +86,8 @@ HWY_INLINE VF HalfToF32(DF df, const uint16_t* p) {
   return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
 }
 
-// Round to nearest even; NaN stays a quiet NaN (as tessera::bfloat16).
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToBf16(VF v) {
-  const DU du;
-  const VU u = hn::BitCast(du, v);
-  const VU rounded = hn::ShiftRight<16>(
-      hn::Add(hn::Add(u, hn::Set(du, 0x7FFFu)), hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u))));
-  const VU nan = hn::Or(hn::ShiftRight<16>(u), hn::Set(du, 0x40u));
-  const VU bits = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, rounded);
-  return hn::DemoteTo(hn::Rebind<uint16_t, DF>(), hn::BitCast(DI(), bits));
+  return km::NarrowU16(hn::Rebind<uint16_t, DF>(), km::Bf16Bits(DF(), v));
 }
 
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToHalf(VF v) {
@@ -102,8 +96,6 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToHalf(VF v) {
 }
 
 // ---- math: the kernel layer's library (accuracy in docs/kernel_vector.md) ------------------
-
-namespace km = ::tessera::kernel::math::HWY_NAMESPACE;
 
 // x^y = exp(y log|x|), with the sign of x for odd integer y, NaN for negative x and non-integer y,
 // and pow(x, 0) = 1.

@@ -123,20 +123,14 @@ HWY_INLINE VF Bf16BitsToF32(VU b) {
 }
 
 HWY_INLINE VU F32ToBf16Bits(VF v) {
-  const DU du;
-  const VU x = hn::BitCast(du, v);
-  const VU rounded = hn::ShiftRight<16>(
-      hn::Add(x, hn::Add(hn::Set(du, 0x7FFFu), hn::And(hn::ShiftRight<16>(x), hn::Set(du, 1u)))));
-  const VU quiet_nan = hn::Or(hn::ShiftRight<16>(x), hn::Set(du, 0x40u));
-  return hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), quiet_nan, rounded);
+  return km::Bf16Bits(DF(), v);
 }
 
 HWY_INLINE VU LoadU16(const uint16_t* p) {
   return hn::PromoteTo(DU(), hn::LoadU(D16(), p));
 }
 HWY_INLINE void StoreU16(VU bits, uint16_t* p) {
-  // Values are <= 0xFFFF, so the saturating demotion is exact.
-  hn::StoreU(hn::DemoteTo(D16(), hn::BitCast(DI(), bits)), D16(), p);
+  hn::StoreU(km::NarrowU16(D16(), bits), D16(), p);
 }
 
 // Widens n 16-bit values of type t (kF16 or kBF16) to float; the tail uses the scalar conversion

@@ -121,15 +121,21 @@ void CheckNarrowing() {
     }
   }
   // NaN stays NaN and matches the scalar conversion bit for bit; RINT matches core/float16.h.
-  Buf<float> in(3);
-  in[0] = std::numeric_limits<float>::quiet_NaN();
-  in[1] = std::bit_cast<float>(0xFFA00001u);  // signalling, negative, payload in low bits only
-  in[2] = std::numeric_limits<float>::infinity();
-  Buf<N> out(3);
+  // 35 values: the specials sit in every lane of whole vectors and in the scalar tail.
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            std::bit_cast<float>(0xFFA00001u),  // signalling, negative, low payload
+                            std::numeric_limits<float>::infinity(), 1.00390625f, -3.0f};
+  constexpr int32_t kN = 35;
+  Buf<float> in(kN);
+  for (int32_t i = 0; i < kN; ++i)
+    in[i] = specials[i % 5];
+  Buf<N> out(kN);
   for (RoundMode mode : kModes) {
-    Cast(out.t(), in.t(), mode, 3);
-    for (int i = 0; i < 3; ++i)
-      EXPECT_EQ(Bits(out[i]), Bits(N(in[i]))) << int(mode);
+    Cast(out.t(), in.t(), mode, kN);
+    for (int32_t i = 0; i < kN; ++i) {
+      if (mode != RoundMode::CAST_NONE && mode != RoundMode::CAST_RINT && i % 5 >= 3) continue;
+      EXPECT_EQ(Bits(out[i]), Bits(N(in[i]))) << int(mode) << " at " << i;
+    }
   }
 }
 

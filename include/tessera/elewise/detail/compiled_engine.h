@@ -669,15 +669,8 @@ class Engine {
     }
   }
 
-  // Round to nearest even; NaN stays a quiet NaN (as tessera::bfloat16).
   static HWY_INLINE hn::Vec<D16> F32ToBf16(VF v) {
-    const DU du;
-    const VU u = hn::BitCast(du, v);
-    const VU rounded = hn::ShiftRight<16>(
-        hn::Add(hn::Add(u, hn::Set(du, 0x7FFFu)), hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u))));
-    const VU nan = hn::Or(hn::ShiftRight<16>(u), hn::Set(du, 0x40u));
-    const VU bits = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, rounded);
-    return hn::DemoteTo(D16(), hn::BitCast(DI(), bits));
+    return km::NarrowU16(D16(), km::Bf16Bits(DF(), v));
   }
   static HWY_INLINE hn::Vec<D16> F32ToHalf(VF v) {
     return hn::BitCast(D16(), hn::DemoteTo(hn::Rebind<hwy::float16_t, DF>(), v));
