@@ -667,16 +667,18 @@ Status StoreRunTimeValue(const Plan& plan, const OpAttrDef& def, const tiling::T
 
 }  // namespace
 
-Status OpExecutor::SetRunTimeValues(const std::map<std::string, AttrValue>& attrs) {
+template <class Find>
+Status OpExecutor::WriteRunTimeValues(Find find) {
   const Plan& plan = *plan_;
   if (plan.run_time.empty()) return OkStatus();
   const std::vector<uint8_t>& bytes = plan.info.tiling_data;
   std::copy(bytes.begin(), bytes.end(), tiling_.begin());
   tiling_size_ = bytes.size();
-  for (const RunTimeAttr& rt : plan.run_time) {
+  for (size_t i = 0; i < plan.run_time.size(); ++i) {
+    const RunTimeAttr& rt = plan.run_time[i];
     const OpAttrDef& def = *rt.def;
-    const auto it = attrs.find(def.name());
-    const AttrValue& value = it != attrs.end() ? it->second : def.default_value();
+    const AttrValue* given = find(i);
+    const AttrValue& value = given != nullptr ? *given : def.default_value();
     if (KindOf(value) != *def.kind()) {
       return InvalidArgument(plan.op_type + ": attribute '" + def.name() + "' expects " +
                              AttrKindName(*def.kind()) + ", got " + AttrKindName(KindOf(value)));
@@ -697,6 +699,14 @@ Status OpExecutor::SetRunTimeValues(const std::map<std::string, AttrValue>& attr
     TESSERA_RETURN_IF_ERROR(st);
   }
   return OkStatus();
+}
+
+Status OpExecutor::SetRunTimeValues(const std::map<std::string, AttrValue>& attrs) {
+  const Plan& plan = *plan_;
+  return WriteRunTimeValues([&](size_t i) -> const AttrValue* {
+    const auto it = attrs.find(plan.run_time[i].def->name());
+    return it != attrs.end() ? &it->second : nullptr;
+  });
 }
 
 void* OpExecutor::operator new(size_t size) {
@@ -845,6 +855,56 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
   }
   TESSERA_RETURN_IF_ERROR(executor->SetRunTimeValues(call.attrs));
   return executor;
+}
+
+Result<std::unique_ptr<OpExecutor>> PrepareFromPlan(std::shared_ptr<const Plan> plan,
+                                                    void* const* addresses, const uint64_t* bytes,
+                                                    size_t num_tensors,
+                                                    const AttrValue* const* run_time,
+                                                    uint64_t* workspace_size) {
+  if (plan == nullptr || workspace_size == nullptr)
+    return InvalidArgument("PrepareFromPlan: plan and workspace_size must not be null");
+  if (num_tensors != plan->num_inputs + plan->num_outputs) {
+    return InvalidArgument(plan->op_type + ": " + std::to_string(num_tensors) +
+                           " tensors given to a plan of " +
+                           std::to_string(plan->num_inputs + plan->num_outputs));
+  }
+  for (size_t i = 0; i < num_tensors; ++i) {
+    if (bytes[i] == 0 || (addresses[i] != nullptr && !device::CheckedMode())) continue;
+    const bool input = i < plan->num_inputs;
+    const std::string name = plan->op_type + (input ? " input " : " output ") +
+                             std::to_string(input ? i : i - plan->num_inputs);
+    if (addresses[i] == nullptr) return InvalidArgument(name + ": device address is null");
+    if (const size_t available = device::DeviceBytesFrom(addresses[i]); available < bytes[i]) {
+      return InvalidArgument(name + ": " + std::to_string(bytes[i]) +
+                             " bytes do not fit the device allocation at its address (" +
+                             std::to_string(available) + " bytes left)");
+    }
+  }
+  g_memo_hits.fetch_add(1, std::memory_order_relaxed);
+  *workspace_size = plan->workspace;
+  auto executor = std::make_unique<OpExecutor>(std::move(plan));
+  OpExecutor& e = *executor;
+  std::copy_n(reinterpret_cast<uint8_t* const*>(addresses), num_tensors, e.addresses_.begin());
+  std::copy_n(bytes, num_tensors, e.bytes_.begin());
+  e.count_ = num_tensors;
+  TESSERA_RETURN_IF_ERROR(e.WriteRunTimeValues([run_time](size_t i) { return run_time[i]; }));
+  return executor;
+}
+
+std::vector<std::string_view> RunTimeAttrNames(const Plan& plan) {
+  std::vector<std::string_view> names;
+  for (const RunTimeAttr& rt : plan.run_time)
+    names.emplace_back(rt.def->name());
+  return names;
+}
+
+uint64_t ParamCacheGeneration() {
+  return g_cache_generation.load(std::memory_order_acquire);
+}
+
+bool ParamCacheEnabled() {
+  return MemoEnabled();
 }
 
 Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
