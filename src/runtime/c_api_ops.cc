@@ -25,6 +25,7 @@ struct tsrWorkspacePool {
 
 namespace {
 
+using tessera::Result;
 using tessera::Status;
 using tessera::c_api::CheckHandle;
 using tessera::c_api::Guard;
@@ -219,6 +220,23 @@ bool SameCall(const CallMemo::Entry& e, uint64_t generation, const tessera::devi
   return true;
 }
 
+// PrepareFromPlan with the call's values of the plan's run-time attributes.
+Result<std::unique_ptr<tessera::runtime::OpExecutor>> PrepareWithRunTimeValues(
+    const CallMemo::Entry& e, std::shared_ptr<const tessera::runtime::Plan> plan,
+    void* const* addresses, const tsrAttr* attrs, uint64_t* workspace_size) {
+  std::array<AttrValue, kMemoAttrs> values;
+  std::array<const AttrValue*, kMemoAttrs> run_time{};
+  for (size_t i = 0; i < e.num_run_time; ++i) {
+    const int index = e.run_time_attr[i];
+    if (index < 0) continue;
+    values[i] = AttrValueOf(attrs[index]);
+    run_time[i] = &values[i];
+  }
+  return tessera::runtime::PrepareFromPlan(std::move(plan), addresses, e.bytes.data(),
+                                           e.num_inputs + e.num_outputs, run_time.data(),
+                                           workspace_size);
+}
+
 // Stage 1 from the memo: true when `*executor` was made (or making it failed: `*status`).
 bool PrepareFromMemo(const char* package_dir, const char* op_type, const tsrTensor* const* inputs,
                      uint64_t num_inputs, const tsrTensor* const* outputs, uint64_t num_outputs,
@@ -269,17 +287,12 @@ bool PrepareFromMemo(const char* package_dir, const char* op_type, const tsrTens
   std::array<void*, kMemoTensors> addresses;
   for (size_t i = 0; i < count; ++i)
     addresses[i] = handles[i] != nullptr ? tessera::c_api::AddressOf(handles[i]) : nullptr;
-  std::array<AttrValue, kMemoAttrs> values;
-  std::array<const AttrValue*, kMemoAttrs> run_time;
-  for (size_t i = 0; i < hit->num_run_time; ++i) {
-    const int index = hit->run_time_attr[i];
-    run_time[i] = nullptr;
-    if (index < 0) continue;
-    values[i] = AttrValueOf(attrs[index]);
-    run_time[i] = &values[i];
-  }
-  auto made = tessera::runtime::PrepareFromPlan(
-      std::move(plan), addresses.data(), hit->bytes.data(), count, run_time.data(), workspace_size);
+  auto made =
+      hit->num_run_time == 0
+          ? tessera::runtime::PrepareFromPlan(std::move(plan), addresses.data(), hit->bytes.data(),
+                                              count, nullptr, workspace_size)
+          : PrepareWithRunTimeValues(*hit, std::move(plan), addresses.data(), attrs,
+                                     workspace_size);
   *status = made.ok() ? Publish(std::move(*made), op_type, executor) : made.status();
   return true;
 }

@@ -869,8 +869,9 @@ Result<std::unique_ptr<OpExecutor>> PrepareFromPlan(std::shared_ptr<const Plan> 
                            " tensors given to a plan of " +
                            std::to_string(plan->num_inputs + plan->num_outputs));
   }
+  const bool checked = device::CheckedMode();
   for (size_t i = 0; i < num_tensors; ++i) {
-    if (bytes[i] == 0 || (addresses[i] != nullptr && !device::CheckedMode())) continue;
+    if (bytes[i] == 0 || (addresses[i] != nullptr && !checked)) continue;
     const bool input = i < plan->num_inputs;
     const std::string name = plan->op_type + (input ? " input " : " output ") +
                              std::to_string(input ? i : i - plan->num_inputs);
@@ -888,7 +889,8 @@ Result<std::unique_ptr<OpExecutor>> PrepareFromPlan(std::shared_ptr<const Plan> 
   std::copy_n(reinterpret_cast<uint8_t* const*>(addresses), num_tensors, e.addresses_.begin());
   std::copy_n(bytes, num_tensors, e.bytes_.begin());
   e.count_ = num_tensors;
-  TESSERA_RETURN_IF_ERROR(e.WriteRunTimeValues([run_time](size_t i) { return run_time[i]; }));
+  TESSERA_RETURN_IF_ERROR(e.WriteRunTimeValues(
+      [run_time](size_t i) { return run_time != nullptr ? run_time[i] : nullptr; }));
   return executor;
 }
 

@@ -122,9 +122,9 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
 // generation (ParamCacheGeneration), so only the addresses and run-time values are new.
 // `addresses` and `bytes` (the storage bytes PrepareOp found, OpExecutor::tensor_bytes) hold
 // `num_tensors` entries, inputs then outputs; `run_time[i]` is the value of the plan's i-th
-// run-time attribute (RunTimeAttrNames), null for its default. Refuses a null address for a
-// tensor with bytes and, in checked mode, memory that is not a device allocation of that size,
-// with PrepareOp's messages. Counts as a cache hit.
+// run-time attribute (RunTimeAttrNames), null for its default (`run_time` null: every default).
+// Refuses a null address for a tensor with bytes and, in checked mode, memory that is not a device
+// allocation of that size, with PrepareOp's messages. Counts as a cache hit.
 Result<std::unique_ptr<OpExecutor>> PrepareFromPlan(std::shared_ptr<const Plan> plan,
                                                     void* const* addresses, const uint64_t* bytes,
                                                     size_t num_tensors,
