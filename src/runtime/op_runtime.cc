@@ -886,7 +886,8 @@ Result<std::unique_ptr<OpExecutor>> PrepareFromPlan(std::shared_ptr<const Plan> 
   *workspace_size = plan->workspace;
   auto executor = std::make_unique<OpExecutor>(std::move(plan));
   OpExecutor& e = *executor;
-  std::copy_n(reinterpret_cast<uint8_t* const*>(addresses), num_tensors, e.addresses_.begin());
+  for (size_t i = 0; i < num_tensors; ++i)
+    e.addresses_[i] = static_cast<uint8_t*>(addresses[i]);
   std::copy_n(bytes, num_tensors, e.bytes_.begin());
   e.count_ = num_tensors;
   TESSERA_RETURN_IF_ERROR(e.WriteRunTimeValues(
