@@ -489,19 +489,33 @@ tsrStatus tsrOpGetWorkspaceSizeInPackage(const char* packageDir, const char* opT
   });
 }
 
+}  // extern "C"
+
+namespace {
+
+// Stage 2 of a live executor (the caller checked the handle).
+tsrStatus Execute(void* workspace, uint64_t workspace_size, tsrOpExecutor* executor,
+                  tsrStream stream) {
+  const tsrStatus status = Guard("tsrOpExecute", [&] {
+    TESSERA_ASSIGN_OR_RETURN(const auto s, tessera::c_api::StreamOf("tsrOpExecute", stream));
+    return tessera::runtime::ExecuteOp(*executor->impl, workspace, workspace_size, s);
+  });
+  // A single-use executor is released by its run (whatever the outcome), so it cannot run twice.
+  if (!executor->impl->repeatable()) EndExecutor(executor);
+  return status;
+}
+
+}  // namespace
+
+extern "C" {
+
 tsrStatus tsrOpExecute(void* workspace, uint64_t workspaceSize, tsrOpExecutor* executor,
                        tsrStream stream) {
   if (tessera::Status st = CheckHandle("tsrOpExecute", "executor", HandleKind::kExecutor, executor);
       !st.ok()) {
     return Report(st);
   }
-  const tsrStatus status = Guard("tsrOpExecute", [&] {
-    TESSERA_ASSIGN_OR_RETURN(const auto s, tessera::c_api::StreamOf("tsrOpExecute", stream));
-    return tessera::runtime::ExecuteOp(*executor->impl, workspace, workspaceSize, s);
-  });
-  // A single-use executor is released by its run (whatever the outcome), so it cannot run twice.
-  if (!executor->impl->repeatable()) EndExecutor(executor);
-  return status;
+  return Execute(workspace, workspaceSize, executor, stream);
 }
 
 tsrStatus tsrOpExecuteAs(const char* opType, void* workspace, uint64_t workspaceSize,
@@ -520,7 +534,7 @@ tsrStatus tsrOpExecuteAs(const char* opType, void* workspace, uint64_t workspace
         "tsrOpExecuteAs: the executor was made for op '" + made_for + "', not '" + opType +
         "' (call " + "the stage-2 function of the op whose stage 1 made it)"));
   }
-  return tsrOpExecute(workspace, workspaceSize, executor, stream);
+  return Execute(workspace, workspaceSize, executor, stream);
 }
 
 tsrStatus tsrSetExecutorRepeatable(tsrOpExecutor* executor) {

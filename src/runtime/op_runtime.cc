@@ -54,6 +54,8 @@ struct Plan {
   std::vector<std::optional<DataType>> input_dtypes;
   std::vector<DataType> output_dtypes;
   std::string profile;  // the device profile the tiling was made for
+  // Its activation (profiles are never freed): the same pointer is the same profile, cheaply.
+  const device::ArchSpec* arch = nullptr;
 
   Plan() = default;
   Plan(const Plan&) = delete;
@@ -76,6 +78,7 @@ struct Plan {
     input_dtypes = std::move(other.input_dtypes);
     output_dtypes = std::move(other.output_dtypes);
     profile = std::move(other.profile);
+    arch = other.arch;
     return *this;
   }
   ~Plan() {
@@ -449,6 +452,7 @@ Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
   Plan plan;
   plan.op_type = call.op_type;
   plan.profile = arch.name;
+  plan.arch = &arch;
   plan.kernel_name = match.op->kernel;
   plan.package = match.package->manifest.package;
   plan.entry = entry.fn;
@@ -919,7 +923,9 @@ Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
         ": the executor was already run; executors are single use unless made repeatable");
   }
   // The tiling was made for the buffers and cores of the profile current at stage 1.
-  if (const std::string& now = device::CurrentArch().name; now != plan.profile) {
+  if (const device::ArchSpec& now_arch = device::CurrentArch();
+      &now_arch != plan.arch && now_arch.name != plan.profile) {
+    const std::string& now = now_arch.name;
     return FailedPrecondition(plan.op_type + ": the executor was prepared for device profile '" +
                               plan.profile + "' but the current profile is '" + now +
                               "'; call the first stage again after SetProfile");
