@@ -355,6 +355,11 @@ struct CallSlot {
 };
 thread_local CallSlot tls_call;
 
+Status PrepareFull(const char* package_dir, const char* op_type, const tsrTensor* const* inputs,
+                   uint64_t num_inputs, const tsrTensor* const* outputs, uint64_t num_outputs,
+                   const tsrAttr* attrs, uint64_t num_attrs, uint64_t* workspace_size,
+                   tsrOpExecutor** executor, bool memoizable);
+
 Status Prepare(const char* package_dir, const char* op_type, const tsrTensor* const* inputs,
                uint64_t num_inputs, const tsrTensor* const* outputs, uint64_t num_outputs,
                const tsrAttr* attrs, uint64_t num_attrs, uint64_t* workspace_size,
@@ -390,6 +395,17 @@ Status Prepare(const char* package_dir, const char* op_type, const tsrTensor* co
       return status;
     }
   }
+  return PrepareFull(package_dir, op_type, inputs, num_inputs, outputs, num_outputs, attrs,
+                     num_attrs, workspace_size, executor, memoizable);
+}
+
+// Stage 1 through an OpCall and PrepareOp (the memo missed, or cannot hold the call), remembered
+// when `memoizable`.
+Status PrepareFull(const char* package_dir, const char* op_type, const tsrTensor* const* inputs,
+                   uint64_t num_inputs, const tsrTensor* const* outputs, uint64_t num_outputs,
+                   const tsrAttr* attrs, uint64_t num_attrs, uint64_t* workspace_size,
+                   tsrOpExecutor** executor, bool memoizable) {
+  const char* const memo_dir = package_dir != nullptr ? package_dir : "";
   const uint64_t generation = tessera::runtime::ParamCacheGeneration();
   const uint64_t epoch = tessera::c_api::TensorEpoch();
   tessera::runtime::OpCall fresh;
