@@ -3,10 +3,11 @@
 // --toggle-collect counts alone:
 //
 //   valgrind --tool=callgrind --toggle-collect='*Counted*' --callgrind-out-file=OUT (one line)
-//     build/bench/tessera_call_path_count stage1|call 1000
+//     build/bench/tessera_call_path_count stage1|call|adds 1000
 //
 // and divide the total Ir by n. stage1 is tsrAddGetWorkspaceSize + tsrDestroyExecutor on a cache
-// hit; call is tsrAddGetWorkspaceSize + tsrAdd + tsrSynchronizeStream of 1024 floats.
+// hit; call is tsrAddGetWorkspaceSize + tsrAdd + tsrSynchronizeStream of 1024 floats; adds is
+// tsrAddsGetWorkspaceSize with a new scalar each call + tsrDestroyExecutor.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -62,19 +63,49 @@ __attribute__((noinline)) bool CallLoop(const AddTensors& a, long n) {
   return true;
 }
 
+// Stage 1 of Adds with a new scalar each call (a run-time value: every call is a hit).
+__attribute__((noinline)) bool AddsLoop(const AddTensors& a, long n) {
+  static double value = 0.5;
+  for (long i = 0; i < n; ++i) {
+    uint64_t ws = 0;
+    tsrOpExecutor* exec = nullptr;
+    value += 1.0;
+    if (tsrAddsGetWorkspaceSize(a.t[0], value, a.t[1], &ws, &exec) != TSR_SUCCESS ||
+        tsrDestroyExecutor(exec) != TSR_SUCCESS) {
+      return false;
+    }
+  }
+  return true;
+}
+
+enum class Mode { kStage1, kCall, kAdds };
+
+bool Loop(const AddTensors& a, Mode mode, long n) {
+  switch (mode) {
+    case Mode::kStage1:
+      return Stage1Loop(a, n);
+    case Mode::kCall:
+      return CallLoop(a, n);
+    default:
+      return AddsLoop(a, n);
+  }
+}
+
 // The counted calls: callgrind's --toggle-collect names this function.
-__attribute__((noinline)) bool Counted(const AddTensors& a, bool stage1, long n) {
-  return stage1 ? Stage1Loop(a, n) : CallLoop(a, n);
+__attribute__((noinline)) bool Counted(const AddTensors& a, Mode mode, long n) {
+  return Loop(a, mode, n);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool stage1 = argc == 3 && std::strcmp(argv[1], "stage1") == 0;
-  const bool call = argc == 3 && std::strcmp(argv[1], "call") == 0;
+  const char* name = argc == 3 ? argv[1] : "";
+  const Mode mode = std::strcmp(name, "stage1") == 0 ? Mode::kStage1
+                    : std::strcmp(name, "call") == 0 ? Mode::kCall
+                                                     : Mode::kAdds;
   const long n = argc == 3 ? std::strtol(argv[2], nullptr, 10) : 0;
-  if ((!stage1 && !call) || n <= 0) {
-    std::fprintf(stderr, "usage: %s stage1|call CALLS\n", argv[0]);
+  if ((mode == Mode::kAdds && std::strcmp(name, "adds") != 0) || n <= 0) {
+    std::fprintf(stderr, "usage: %s stage1|call|adds CALLS\n", argv[0]);
     return 2;
   }
   AddTensors a;
@@ -84,7 +115,7 @@ int main(int argc, char** argv) {
   }
   // Warm-up: the cache entry, the per-thread memos and pools, and more executors than the handle
   // quarantine holds, so the counted calls are steady-state hits.
-  const bool ok = (stage1 ? Stage1Loop(a, 3000) : CallLoop(a, 3000)) && Counted(a, stage1, n);
+  const bool ok = Loop(a, mode, 3000) && Counted(a, mode, n);
   if (!ok) {
     std::fprintf(stderr, "call failed: %s\n", tsrGetLastErrorMessage());
     return 1;
