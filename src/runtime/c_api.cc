@@ -447,6 +447,7 @@ tsrStatus tsrDestroyStream(tsrStream stream) {
 
 tsrStatus tsrSynchronizeStream(tsrStream stream) {
   return Guard("tsrSynchronizeStream", [&] {
+    if (stream == nullptr) return tessera::c_api::DefaultStream().Synchronize();
     TESSERA_ASSIGN_OR_RETURN(const auto s, StreamOf("tsrSynchronizeStream", stream));
     return s.Synchronize();
   });

@@ -85,6 +85,12 @@ void Retire(T* handle) {
   DeferFree(handle, sizeof(T));
 }
 
+// The default stream, without taking a reference on every call (it is never destroyed).
+inline const device::Stream& DefaultStream() {
+  static const auto* stream = new device::Stream();
+  return *stream;
+}
+
 // The stream of a handle (null: the default stream), or why the handle is not a live stream.
 inline Result<device::Stream> StreamOf(const char* api, tsrStream s) {
   if (s == nullptr) return device::Stream();

@@ -513,6 +513,10 @@ namespace {
 tsrStatus Execute(void* workspace, uint64_t workspace_size, tsrOpExecutor* executor,
                   tsrStream stream) {
   const tsrStatus status = Guard("tsrOpExecute", [&] {
+    if (stream == nullptr) {
+      return tessera::runtime::ExecuteOp(*executor->impl, workspace, workspace_size,
+                                         tessera::c_api::DefaultStream());
+    }
     TESSERA_ASSIGN_OR_RETURN(const auto s, tessera::c_api::StreamOf("tsrOpExecute", stream));
     return tessera::runtime::ExecuteOp(*executor->impl, workspace, workspace_size, s);
   });
