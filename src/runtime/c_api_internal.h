@@ -38,7 +38,8 @@ tsrStatus Guard(const char* api, Fn&& fn) {
   }
 }
 
-// Live handles of every kind. A handle is a pointer the C API handed out and has not destroyed:
+// Live handles of every kind but executors (their own arena, below; CheckHandle covers both). A
+// handle is a pointer the C API handed out and has not destroyed:
 // checking membership before dereferencing means a destroyed, doubly destroyed or garbage handle
 // is reported (naming the handle) instead of read. O(1): one hash lookup under a shared lock.
 enum class HandleKind : uint8_t { kStream, kEvent, kTensor, kExecutor, kWorkspacePool };
@@ -62,7 +63,7 @@ void DeferFree(void* memory, size_t size);
 // registry: a slot of kExecutorHandleBytes (at least the handle's size) and a live flag. A slot is
 // never freed, and a destroyed one is reused only after kExecutorQuarantine more executors were
 // destroyed, so a destroyed executor is reported as one (as the registry's quarantine does).
-// Checking a handle reads no memory outside the arena. CheckHandle knows them too.
+// Checking a handle reads no memory outside the arena.
 inline constexpr size_t kExecutorHandleBytes = 8;
 inline constexpr size_t kExecutorQuarantine = 1024;
 // Memory for a new executor handle, or null when the arena is full (millions of live executors).
