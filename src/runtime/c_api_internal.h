@@ -39,9 +39,9 @@ tsrStatus Guard(const char* api, Fn&& fn) {
 }
 
 // Live handles of every kind but executors (their own arena, below; CheckHandle covers both). A
-// handle is a pointer the C API handed out and has not destroyed:
-// checking membership before dereferencing means a destroyed, doubly destroyed or garbage handle
-// is reported (naming the handle) instead of read. O(1): one hash lookup under a shared lock.
+// handle is a pointer the C API handed out and has not destroyed: checking membership before
+// dereferencing means a destroyed, doubly destroyed or garbage handle is reported (naming the
+// handle) instead of read. O(1): one hash lookup under a shared lock.
 enum class HandleKind : uint8_t { kStream, kEvent, kTensor, kExecutor, kWorkspacePool };
 const char* HandleKindName(HandleKind kind);  // "stream", "event", "tensor", ...
 void RegisterHandle(HandleKind kind, const void* handle);
