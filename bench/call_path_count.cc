@@ -3,11 +3,12 @@
 // --toggle-collect counts alone:
 //
 //   valgrind --tool=callgrind --toggle-collect='*Counted*' --callgrind-out-file=OUT (one line)
-//     build/bench/tessera_call_path_count stage1|call|adds 1000
+//     build/bench/tessera_call_path_count stage1|call|adds|fresh 1000
 //
 // and divide the total Ir by n. stage1 is tsrAddGetWorkspaceSize + tsrDestroyExecutor on a cache
 // hit; call is tsrAddGetWorkspaceSize + tsrAdd + tsrSynchronizeStream of 1024 floats; adds is
-// tsrAddsGetWorkspaceSize with a new scalar each call + tsrDestroyExecutor.
+// tsrAddsGetWorkspaceSize with a new scalar each call + tsrDestroyExecutor; fresh is stage1 on
+// three tensor handles created before and destroyed after each call.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -78,7 +79,26 @@ __attribute__((noinline)) bool AddsLoop(const AddTensors& a, long n) {
   return true;
 }
 
-enum class Mode { kStage1, kCall, kAdds };
+// Stage 1 on tensor handles made for the call and destroyed after it (as aclnn callers do): a hit
+// found by the tensors' descriptions.
+__attribute__((noinline)) bool FreshLoop(const AddTensors& a, long n) {
+  const int64_t shape[1] = {1024};
+  for (long i = 0; i < n; ++i) {
+    tsrTensor* t[3];
+    for (int k = 0; k < 3; ++k)
+      t[k] = tsrCreateTensor(shape, 1, nullptr, TSR_FLOAT, TSR_FORMAT_ND, a.dev[k]);
+    uint64_t ws = 0;
+    tsrOpExecutor* exec = nullptr;
+    const bool ok = tsrAddGetWorkspaceSize(t[0], t[1], t[2], &ws, &exec) == TSR_SUCCESS &&
+                    tsrDestroyExecutor(exec) == TSR_SUCCESS;
+    for (int k = 0; k < 3; ++k)
+      tsrDestroyTensor(t[k]);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+enum class Mode { kStage1, kCall, kAdds, kFresh };
 
 bool Loop(const AddTensors& a, Mode mode, long n) {
   switch (mode) {
@@ -86,8 +106,10 @@ bool Loop(const AddTensors& a, Mode mode, long n) {
       return Stage1Loop(a, n);
     case Mode::kCall:
       return CallLoop(a, n);
-    default:
+    case Mode::kAdds:
       return AddsLoop(a, n);
+    default:
+      return FreshLoop(a, n);
   }
 }
 
@@ -102,10 +124,11 @@ int main(int argc, char** argv) {
   const char* name = argc == 3 ? argv[1] : "";
   const Mode mode = std::strcmp(name, "stage1") == 0 ? Mode::kStage1
                     : std::strcmp(name, "call") == 0 ? Mode::kCall
-                                                     : Mode::kAdds;
+                    : std::strcmp(name, "adds") == 0 ? Mode::kAdds
+                                                     : Mode::kFresh;
   const long n = argc == 3 ? std::strtol(argv[2], nullptr, 10) : 0;
-  if ((mode == Mode::kAdds && std::strcmp(name, "adds") != 0) || n <= 0) {
-    std::fprintf(stderr, "usage: %s stage1|call|adds CALLS\n", argv[0]);
+  if ((mode == Mode::kFresh && std::strcmp(name, "fresh") != 0) || n <= 0) {
+    std::fprintf(stderr, "usage: %s stage1|call|adds|fresh CALLS\n", argv[0]);
     return 2;
   }
   AddTensors a;
