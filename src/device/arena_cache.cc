@@ -17,6 +17,17 @@ size_t Round(size_t bytes) {
 
 struct ThreadArenaCache {
   std::unordered_map<size_t, std::vector<std::byte*>> free_by_size;
+  // The list of the size asked for last (map nodes do not move): launches of one profile ask for
+  // one size, so most leases skip the hash lookup.
+  size_t last_size = 0;
+  std::vector<std::byte*>* last_list = nullptr;
+  std::vector<std::byte*>& ListOf(size_t bytes) {
+    if (bytes != last_size || last_list == nullptr) {
+      last_list = &free_by_size[bytes];
+      last_size = bytes;
+    }
+    return *last_list;
+  }
   ~ThreadArenaCache() {
     for (auto& [size, list] : free_by_size) {
       for (std::byte* p : list)
@@ -40,7 +51,7 @@ ArenaLease::ArenaLease(BlockContext& ctx, const ArchSpec& arch, bool checked) {
   const size_t fb = cube ? Round(arch.fb_bytes) : 0;
   bytes_ = ub + l1 + l0a + l0b + l0c + bt + fb;
   if (bytes_ == 0) return;
-  auto& list = tls_cache.free_by_size[bytes_];
+  auto& list = tls_cache.ListOf(bytes_);
   if (!list.empty()) {
     base_ = list.back();
     list.pop_back();
@@ -66,7 +77,7 @@ ArenaLease::~ArenaLease() {
   if (base_ == nullptr) return;
   // Bounded per thread: many suspended blocks once must not pin their arenas forever.
   constexpr size_t kMaxCachedPerSize = 64;  // as many as idle fibers: enough for 48-block launches
-  auto& list = tls_cache.free_by_size[bytes_];
+  auto& list = tls_cache.ListOf(bytes_);
   if (list.size() < kMaxCachedPerSize) {
     list.push_back(base_);
   } else {

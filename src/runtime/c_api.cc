@@ -2,12 +2,14 @@
 // no exception crosses into C.
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -68,13 +70,10 @@ struct HandleRegistry {
   // live holds while this has not changed.
   std::atomic<uint64_t> tensor_epoch{0};
   static constexpr size_t kQuarantine = 1024;
-  // Under `mu` (exclusive) too, so a new handle takes its memory and registers under one lock.
-  // Destroyed handles' memory, a ring: the oldest at `retired_head`.
+  // Under `mu` (exclusive) too. Destroyed handles' memory, a ring: the oldest at `retired_head`.
   std::array<std::pair<void*, size_t>, kQuarantine> retired{};
   size_t retired_head = 0;
   size_t retired_count = 0;
-  // Memory out of quarantine, by size, for new handles; the lists are bounded.
-  std::unordered_map<size_t, std::vector<void*>> reusable;
 };
 
 HandleRegistry& Handles() {
@@ -120,19 +119,12 @@ bool UnregisterHandle(HandleKind kind, const void* handle) {
 }
 
 void DeferFree(void* memory, size_t size) {
-  constexpr size_t kMaxReusable = 4096;
   HandleRegistry& r = Handles();
-  void* oldest = nullptr;
+  std::pair<void*, size_t> oldest{nullptr, 0};
   {
     std::unique_lock lock(r.mu);
     if (r.retired_count == HandleRegistry::kQuarantine) {
-      auto& [p, bytes] = r.retired[r.retired_head];
-      std::vector<void*>& list = r.reusable[bytes];
-      if (list.size() < kMaxReusable) {
-        list.push_back(p);
-      } else {
-        oldest = p;
-      }
+      oldest = r.retired[r.retired_head];
       r.retired[r.retired_head] = {memory, size};
       r.retired_head = (r.retired_head + 1) % HandleRegistry::kQuarantine;
     } else {
@@ -140,38 +132,123 @@ void DeferFree(void* memory, size_t size) {
       ++r.retired_count;
     }
   }
-  ::operator delete(oldest);
+  if (oldest.first != nullptr) ::operator delete(oldest.first, oldest.second);
 }
 
 namespace {
 
-// Memory of a destroyed handle of `size` bytes that left the quarantine, else ::operator new.
-// Under r.mu (exclusive).
-void* TakeHandleMemory(HandleRegistry& r, size_t size) {
-  if (auto it = r.reusable.find(size); it != r.reusable.end() && !it->second.empty()) {
-    void* p = it->second.back();
-    it->second.pop_back();
-    return p;
+struct alignas(16) ExecutorSlot {
+  alignas(8) unsigned char object[kExecutorHandleBytes];
+  std::atomic<uint32_t> live{0};
+};
+
+// A lock for the arena's few-instruction sections: cheaper than a mutex when uncontended, and a
+// holder preempted mid-section costs a waiter yields, not a lost time slice.
+class SpinLock {
+ public:
+  void lock() {
+    while (held_.exchange(true, std::memory_order_acquire)) {
+      while (held_.load(std::memory_order_relaxed))
+        std::this_thread::yield();
+    }
   }
-  return ::operator new(size);
+  void unlock() { held_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> held_{false};
+};
+
+class ExecutorArena {
+ public:
+  static constexpr size_t kSlotsPerChunk = 4096;
+  static constexpr size_t kMaxChunks = 1024;  // 4M executors alive at once
+
+  void* New() {
+    std::lock_guard<SpinLock> lock(mu_);
+    if (free_count_ > kExecutorQuarantine) {
+      ExecutorSlot* slot = ring_[free_head_];
+      free_head_ = (free_head_ + 1) % ring_.size();
+      --free_count_;
+      return slot;
+    }
+    size_t chunks = chunk_count_.load(std::memory_order_relaxed);
+    if (carved_ == kSlotsPerChunk || chunks == 0) {
+      if (chunks == kMaxChunks) return nullptr;
+      // Growth only: the ring holds every slot, so a push never needs room.
+      std::vector<ExecutorSlot*> ring((chunks + 1) * kSlotsPerChunk);
+      for (size_t i = 0; i < free_count_; ++i)
+        ring[i] = ring_[(free_head_ + i) % ring_.size()];
+      ring_ = std::move(ring);
+      free_head_ = 0;
+      chunks_[chunks].store(new ExecutorSlot[kSlotsPerChunk], std::memory_order_release);
+      chunk_count_.store(++chunks, std::memory_order_release);
+      carved_ = 0;
+    }
+    return &chunks_[chunks - 1].load(std::memory_order_relaxed)[carved_++];
+  }
+
+  // The slot `handle` is (null when it is not one), without reading memory outside the arena.
+  ExecutorSlot* Slot(const void* handle) const {
+    const auto p = reinterpret_cast<uintptr_t>(handle);
+    const size_t chunks = chunk_count_.load(std::memory_order_acquire);
+    for (size_t i = 0; i < chunks; ++i) {
+      const auto base = reinterpret_cast<uintptr_t>(chunks_[i].load(std::memory_order_acquire));
+      if (p >= base && p < base + kSlotsPerChunk * sizeof(ExecutorSlot) &&
+          (p - base) % sizeof(ExecutorSlot) == 0) {
+        return reinterpret_cast<ExecutorSlot*>(p);
+      }
+    }
+    return nullptr;
+  }
+
+  void Free(ExecutorSlot* slot) {
+    std::lock_guard<SpinLock> lock(mu_);
+    ring_[(free_head_ + free_count_) % ring_.size()] = slot;
+    ++free_count_;
+  }
+
+ private:
+  std::array<std::atomic<ExecutorSlot*>, kMaxChunks> chunks_{};
+  std::atomic<size_t> chunk_count_{0};
+  SpinLock mu_;
+  size_t carved_ = 0;  // slots of the last chunk handed out so far
+  // Destroyed slots, oldest first, from free_head_.
+  std::vector<ExecutorSlot*> ring_;
+  size_t free_head_ = 0;
+  size_t free_count_ = 0;
+};
+
+ExecutorArena& Executors() {
+  static ExecutorArena* arena = new ExecutorArena();  // immortal: handles outlive main
+  return *arena;
 }
 
 }  // namespace
 
-void* NewHandle(HandleKind kind, size_t size, void (*init)(void* memory, void* arg), void* arg) {
-  HandleRegistry& r = Handles();
-  std::unique_lock lock(r.mu);
-  void* memory = TakeHandleMemory(r, size);
-  // The registry's node first: if it cannot be allocated, nothing is constructed yet and the
-  // memory goes back to the heap (init must not throw).
-  try {
-    r.live.emplace(memory, kind);
-  } catch (...) {
-    ::operator delete(memory);
-    throw;
-  }
-  init(memory, arg);
-  return memory;
+void* NewExecutorHandle() {
+  return Executors().New();
+}
+
+void PublishExecutorHandle(void* handle) {
+  static_cast<ExecutorSlot*>(handle)->live.store(1, std::memory_order_release);
+}
+
+bool IsLiveExecutor(const void* handle) {
+  const ExecutorSlot* slot = Executors().Slot(handle);
+  return slot != nullptr && slot->live.load(std::memory_order_acquire) == 1;
+}
+
+bool EndExecutorHandle(const void* handle, void (*destroy)(void* handle)) {
+  ExecutorArena& arena = Executors();
+  ExecutorSlot* slot = arena.Slot(handle);
+  if (slot == nullptr || slot->live.exchange(0, std::memory_order_acq_rel) != 1) return false;
+  destroy(slot);
+  arena.Free(slot);
+  return true;
+}
+
+uint64_t TensorEpoch() {
+  return Handles().tensor_epoch.load(std::memory_order_acquire);
 }
 
 namespace {
@@ -231,6 +308,7 @@ Status CheckHandle(const char* api, const char* what, HandleKind kind, const voi
   if (handle == nullptr) {
     return InvalidArgument(std::string(api) + ": " + what + " is NULL");
   }
+  if (kind == HandleKind::kExecutor && IsLiveExecutor(handle)) return OkStatus();
   HandleRegistry& r = Handles();
   std::optional<HandleKind> found;
   {
@@ -238,6 +316,7 @@ Status CheckHandle(const char* api, const char* what, HandleKind kind, const voi
     const auto it = r.live.find(handle);
     if (it != r.live.end()) found = it->second;
   }
+  if (!found && IsLiveExecutor(handle)) found = HandleKind::kExecutor;
   if (found == kind) return OkStatus();
   char address[32];
   std::snprintf(address, sizeof(address), "%p", handle);
@@ -368,6 +447,7 @@ tsrStatus tsrDestroyStream(tsrStream stream) {
 
 tsrStatus tsrSynchronizeStream(tsrStream stream) {
   return Guard("tsrSynchronizeStream", [&] {
+    if (stream == nullptr) return tessera::c_api::DefaultStream().Synchronize();
     TESSERA_ASSIGN_OR_RETURN(const auto s, StreamOf("tsrSynchronizeStream", stream));
     return s.Synchronize();
   });

@@ -54,6 +54,8 @@ struct Plan {
   std::vector<std::optional<DataType>> input_dtypes;
   std::vector<DataType> output_dtypes;
   std::string profile;  // the device profile the tiling was made for
+  // Its activation (profiles are never freed): the same pointer is the same profile, cheaply.
+  const device::ArchSpec* arch = nullptr;
 
   Plan() = default;
   Plan(const Plan&) = delete;
@@ -76,6 +78,7 @@ struct Plan {
     input_dtypes = std::move(other.input_dtypes);
     output_dtypes = std::move(other.output_dtypes);
     profile = std::move(other.profile);
+    arch = other.arch;
     return *this;
   }
   ~Plan() {
@@ -449,6 +452,7 @@ Result<Plan> PackageRuntime::BuildPlan(const OpCall& call) {
   Plan plan;
   plan.op_type = call.op_type;
   plan.profile = arch.name;
+  plan.arch = &arch;
   plan.kernel_name = match.op->kernel;
   plan.package = match.package->manifest.package;
   plan.entry = entry.fn;
@@ -667,16 +671,18 @@ Status StoreRunTimeValue(const Plan& plan, const OpAttrDef& def, const tiling::T
 
 }  // namespace
 
-Status OpExecutor::SetRunTimeValues(const std::map<std::string, AttrValue>& attrs) {
+template <class Find>
+Status OpExecutor::WriteRunTimeValues(Find find) {
   const Plan& plan = *plan_;
   if (plan.run_time.empty()) return OkStatus();
   const std::vector<uint8_t>& bytes = plan.info.tiling_data;
   std::copy(bytes.begin(), bytes.end(), tiling_.begin());
   tiling_size_ = bytes.size();
-  for (const RunTimeAttr& rt : plan.run_time) {
+  for (size_t i = 0; i < plan.run_time.size(); ++i) {
+    const RunTimeAttr& rt = plan.run_time[i];
     const OpAttrDef& def = *rt.def;
-    const auto it = attrs.find(def.name());
-    const AttrValue& value = it != attrs.end() ? it->second : def.default_value();
+    const AttrValue* given = find(i);
+    const AttrValue& value = given != nullptr ? *given : def.default_value();
     if (KindOf(value) != *def.kind()) {
       return InvalidArgument(plan.op_type + ": attribute '" + def.name() + "' expects " +
                              AttrKindName(*def.kind()) + ", got " + AttrKindName(KindOf(value)));
@@ -697,6 +703,14 @@ Status OpExecutor::SetRunTimeValues(const std::map<std::string, AttrValue>& attr
     TESSERA_RETURN_IF_ERROR(st);
   }
   return OkStatus();
+}
+
+Status OpExecutor::SetRunTimeValues(const std::map<std::string, AttrValue>& attrs) {
+  const Plan& plan = *plan_;
+  return WriteRunTimeValues([&](size_t i) -> const AttrValue* {
+    const auto it = attrs.find(plan.run_time[i].def->name());
+    return it != attrs.end() ? &it->second : nullptr;
+  });
 }
 
 void* OpExecutor::operator new(size_t size) {
@@ -847,6 +861,59 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
   return executor;
 }
 
+Result<std::unique_ptr<OpExecutor>> PrepareFromPlan(std::shared_ptr<const Plan> plan,
+                                                    void* const* addresses, const uint64_t* bytes,
+                                                    size_t num_tensors,
+                                                    const AttrValue* const* run_time,
+                                                    uint64_t* workspace_size) {
+  if (plan == nullptr || workspace_size == nullptr)
+    return InvalidArgument("PrepareFromPlan: plan and workspace_size must not be null");
+  if (num_tensors != plan->num_inputs + plan->num_outputs) {
+    return InvalidArgument(plan->op_type + ": " + std::to_string(num_tensors) +
+                           " tensors given to a plan of " +
+                           std::to_string(plan->num_inputs + plan->num_outputs));
+  }
+  const bool checked = device::CheckedMode();
+  for (size_t i = 0; i < num_tensors; ++i) {
+    if (bytes[i] == 0 || (addresses[i] != nullptr && !checked)) continue;
+    const bool input = i < plan->num_inputs;
+    const std::string name = plan->op_type + (input ? " input " : " output ") +
+                             std::to_string(input ? i : i - plan->num_inputs);
+    if (addresses[i] == nullptr) return InvalidArgument(name + ": device address is null");
+    if (const size_t available = device::DeviceBytesFrom(addresses[i]); available < bytes[i]) {
+      return InvalidArgument(name + ": " + std::to_string(bytes[i]) +
+                             " bytes do not fit the device allocation at its address (" +
+                             std::to_string(available) + " bytes left)");
+    }
+  }
+  g_memo_hits.fetch_add(1, std::memory_order_relaxed);
+  *workspace_size = plan->workspace;
+  auto executor = std::make_unique<OpExecutor>(std::move(plan));
+  OpExecutor& e = *executor;
+  for (size_t i = 0; i < num_tensors; ++i)
+    e.addresses_[i] = static_cast<uint8_t*>(addresses[i]);
+  std::copy_n(bytes, num_tensors, e.bytes_.begin());
+  e.count_ = num_tensors;
+  TESSERA_RETURN_IF_ERROR(e.WriteRunTimeValues(
+      [run_time](size_t i) { return run_time != nullptr ? run_time[i] : nullptr; }));
+  return executor;
+}
+
+std::vector<std::string_view> RunTimeAttrNames(const Plan& plan) {
+  std::vector<std::string_view> names;
+  for (const RunTimeAttr& rt : plan.run_time)
+    names.emplace_back(rt.def->name());
+  return names;
+}
+
+uint64_t ParamCacheGeneration() {
+  return g_cache_generation.load(std::memory_order_acquire);
+}
+
+bool ParamCacheEnabled() {
+  return MemoEnabled();
+}
+
 Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
                  const device::Stream& stream) {
   const Plan& plan = *executor.plan_;
@@ -856,7 +923,9 @@ Status ExecuteOp(OpExecutor& executor, void* workspace, uint64_t workspace_size,
         ": the executor was already run; executors are single use unless made repeatable");
   }
   // The tiling was made for the buffers and cores of the profile current at stage 1.
-  if (const std::string& now = device::CurrentArch().name; now != plan.profile) {
+  if (const device::ArchSpec& now_arch = device::CurrentArch();
+      &now_arch != plan.arch && now_arch.name != plan.profile) {
+    const std::string& now = now_arch.name;
     return FailedPrecondition(plan.op_type + ": the executor was prepared for device profile '" +
                               plan.profile + "' but the current profile is '" + now +
                               "'; call the first stage again after SetProfile");

@@ -11,12 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "runtime/package/package.h"
 #include "tessera/device/device.h"
 #include "tessera/device/memory.h"
 #include "tessera/kernel/kernel_entry.h"
 #include "tessera/runtime/linked_package.h"
 #include "tessera/runtime/op_runtime.h"
-#include "runtime/package/package.h"
+#include "tessera/tessera_nn.h"
 
 namespace tessera::runtime {
 namespace {
@@ -293,6 +294,51 @@ TEST(SelectiveBuildTest, BuiltKeyRunsAndUnbuiltKeySaysHowToBuildIt) {
       << st.ToString();
   // Ops the selection does not name keep every entry.
   ExpectBothModes("ScaleModeFn", "ScaleModeFn/d=0,p=0/mul", "ScaleModeFn/d=0,p=0/add");
+}
+
+// Through the C API on the same tensor handles, the compile-time attributes change call after call
+// (mode picks the binary, alpha is tiling data): the C API's memo of calls must never run a call
+// with another call's values.
+TEST(KeyModeTest, CApiCallsWithNewAttributeValuesRunTheirOwnPlans) {
+  const int64_t n = 37;
+  ScaleCall data("ScaleMode", 0, 1.0f, n);
+  tsrTensor* x = tsrCreateTensor(&n, 1, nullptr, TSR_FLOAT, TSR_FORMAT_ND, data.x);
+  tsrTensor* y = tsrCreateTensor(&n, 1, nullptr, TSR_FLOAT, TSR_FORMAT_ND, data.y);
+  ASSERT_NE(x, nullptr);
+  ASSERT_NE(y, nullptr);
+  const tsrTensor* in[1] = {x};
+  const tsrTensor* out[1] = {y};
+  std::mt19937 rng(17);
+  for (int i = 0; i < 12; ++i) {
+    const int64_t mode = i % 3 == 0 ? 1 : 0;  // runs of both modes, each repeated
+    const float alpha = i % 4 < 2 ? 1.5f : -2.25f;
+    tsrAttr attrs[2] = {};
+    attrs[0].name = "mode";
+    attrs[0].type = TSR_ATTR_INT;
+    attrs[0].intValue = mode;
+    attrs[1].name = "alpha";
+    attrs[1].type = TSR_ATTR_FLOAT;
+    attrs[1].floatValue = alpha;
+    if (rng() % 2) std::swap(attrs[0], attrs[1]);  // the order of attributes is free
+    uint64_t ws = 0;
+    tsrOpExecutor* exec = nullptr;
+    ASSERT_EQ(tsrOpGetWorkspaceSizeInPackage(TESSERA_TEST_KEYMODE_DIR, "ScaleMode", in, 1, out, 1,
+                                             attrs, 2, &ws, &exec),
+              TSR_SUCCESS)
+        << tsrGetLastErrorMessage();
+    ASSERT_EQ(tsrOpExecute(nullptr, 0, exec, nullptr), TSR_SUCCESS) << tsrGetLastErrorMessage();
+    ASSERT_EQ(tsrSynchronizeStream(nullptr), TSR_SUCCESS);
+    std::vector<float> got(static_cast<size_t>(n));
+    ASSERT_EQ(
+        tsrMemcpy(got.data(), got.size() * 4, data.y, got.size() * 4, TSR_MEMCPY_DEVICE_TO_HOST),
+        TSR_SUCCESS);
+    for (int64_t k = 0; k < n; ++k) {
+      const float want = mode == 0 ? data.host[k] * alpha : data.host[k] + alpha;
+      ASSERT_EQ(got[k], want) << "call " << i << " mode " << mode << " alpha " << alpha;
+    }
+  }
+  EXPECT_EQ(tsrDestroyTensor(x), TSR_SUCCESS);
+  EXPECT_EQ(tsrDestroyTensor(y), TSR_SUCCESS);
 }
 
 }  // namespace

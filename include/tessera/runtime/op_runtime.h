@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tessera/core/status.h"
@@ -89,10 +90,21 @@ class OpExecutor {
   // Writes the call's run-time attribute values (absent optional ones: their defaults) into this
   // executor's copy of the plan's tiling bytes. No-op for a plan without run-time attributes.
   Status SetRunTimeValues(const std::map<std::string, AttrValue>& attrs);
+  // The plan, for a caller's own memo of its calls (PrepareFromPlan).
+  const std::shared_ptr<const Plan>& shared_plan() const { return plan_; }
+  // Storage bytes of tensor `index` (inputs then outputs), as stage 1 found them.
+  uint64_t tensor_bytes(size_t index) const { return bytes_[index]; }
 
  private:
   friend Status ExecuteOp(OpExecutor&, void*, uint64_t, const device::Stream&);
   friend Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall&, uint64_t*);
+  friend Result<std::unique_ptr<OpExecutor>> PrepareFromPlan(std::shared_ptr<const Plan>,
+                                                             void* const*, const uint64_t*, size_t,
+                                                             const AttrValue* const*, uint64_t*);
+  // Writes the run-time values: `find(i)` is the value of the plan's i-th run-time attribute, null
+  // for its default.
+  template <class Find>
+  Status WriteRunTimeValues(Find find);
   std::shared_ptr<const Plan> plan_;
   size_t count_ = 0;
   std::array<uint8_t*, kMaxTensors> addresses_;         // the first count_ are set
@@ -105,6 +117,26 @@ class OpExecutor {
 
 // Stage 1. *workspace_size receives the bytes ExecuteOp needs.
 Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* workspace_size);
+// Stage 1 of a call PrepareOp prepared before (a caller's memo of its calls): the same op, package,
+// tensor descriptions and compile-time attribute values under the same device profile and cache
+// generation (ParamCacheGeneration), so only the addresses and run-time values are new.
+// `addresses` and `bytes` (the storage bytes PrepareOp found, OpExecutor::tensor_bytes) hold
+// `num_tensors` entries, inputs then outputs; `run_time[i]` is the value of the plan's i-th
+// run-time attribute (RunTimeAttrNames), null for its default (`run_time` null: every default).
+// Refuses a null address for a tensor with bytes and, in checked mode, memory that is not a device
+// allocation of that size, with PrepareOp's messages. Counts as a cache hit.
+Result<std::unique_ptr<OpExecutor>> PrepareFromPlan(std::shared_ptr<const Plan> plan,
+                                                    void* const* addresses, const uint64_t* bytes,
+                                                    size_t num_tensors,
+                                                    const AttrValue* const* run_time,
+                                                    uint64_t* workspace_size);
+// The names of a plan's run-time attributes, in the order PrepareFromPlan takes their values.
+std::vector<std::string_view> RunTimeAttrNames(const Plan& plan);
+// Bumped by ClearParamCache: a memo of plans must not use an entry made under an older value.
+uint64_t ParamCacheGeneration();
+// False when TESSERA_CACHE_LIMIT=0 disables the parameter cache (and so every memo of plans).
+bool ParamCacheEnabled();
+
 // Stage 2. Fails when the workspace is smaller than required (both sizes named), null while bytes
 // are required, or (checked mode) not device memory of that size, or a single-use executor runs
 // twice.
