@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -69,10 +68,6 @@ AtomicOp RunningAtomic(AtomicType& type) {
   type = state->atomic;
   return state->atomic_op;
 }
-
-}  // namespace
-
-namespace {
 
 // Input streams: copies of at least kStreamMinBytes, in chunks of kStreamChunk.
 constexpr size_t kStreamMinBytes = 4096;
