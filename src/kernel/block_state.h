@@ -42,6 +42,16 @@ struct KernelBlockState {
   VectorMaskState mask;
   ReduceSpr reduce_spr;
   uint64_t cmp_mask[2] = {};
+  // Input streams: large GM -> UB copies, each continuing where the previous copy of its stream
+  // ended (a tile loop over a tensor). `next` is where the stream's next copy would start and
+  // `prefetched` how far its prefetches have gone.
+  struct GmStream {
+    const char* next = nullptr;
+    const char* prefetched = nullptr;
+  };
+  static constexpr int kStreams = 4;
+  GmStream streams[kStreams];
+  uint8_t stream_victim = 0;
   // The TPipe constructed last and still alive (GetTPipePtr), and the event ids AllocEventID
   // handed out per event (bit i = id i).
   TPipe* pipe = nullptr;

@@ -69,6 +69,17 @@ AtomicOp RunningAtomic(AtomicType& type) {
   return state->atomic_op;
 }
 
+// Input streams: copies of at least kStreamMinBytes, in chunks of kStreamChunk.
+constexpr size_t kStreamMinBytes = 4096;
+constexpr size_t kStreamChunk = 1024;
+constexpr size_t kLine = 64;
+constexpr int kStreams = KernelBlockState::kStreams;
+
+KernelBlockState* RunningState() {
+  const device::BlockContext* ctx = device::CurrentBlock();
+  return ctx == nullptr ? nullptr : static_cast<KernelBlockState*>(ctx->layer_state);
+}
+
 }  // namespace
 
 void SetAtomicType(AtomicType type) {
@@ -145,6 +156,43 @@ void CopyToGlobal(void* dst, const void* src, size_t bytes, bool streaming, cons
   (void)streaming;
 #endif
   std::memcpy(dst, src, bytes);
+}
+
+void CopyFromGlobal(void* dst, const void* src, size_t bytes, uint64_t ahead) {
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  KernelBlockState* state = bytes >= kStreamMinBytes ? RunningState() : nullptr;
+  if (state == nullptr) {
+    std::memcpy(d, s, bytes);
+    return;
+  }
+  // The stream this copy continues, or a slot for a new one (round robin).
+  KernelBlockState::GmStream* stream = nullptr;
+  for (auto& e : state->streams) {
+    if (e.next == s) stream = &e;
+  }
+  const bool continues = stream != nullptr;
+  if (!continues) {
+    stream = &state->streams[state->stream_victim];
+    state->stream_victim = static_cast<uint8_t>((state->stream_victim + 1) % kStreams);
+  }
+  const char* following = s + bytes;
+  const char* prefetched = continues ? std::max(stream->prefetched, following) : following;
+  // Only a stream seen to continue prefetches: one large copy says nothing about the next.
+  const char* target = continues ? following + std::min<uint64_t>(ahead, bytes) : following;
+  *stream = KernelBlockState::GmStream{following, target > prefetched ? target : prefetched};
+  if (prefetched >= target) {
+    std::memcpy(d, s, bytes);
+    return;
+  }
+  // One prefetch per line copied, the copy in chunks so the two stay in step; a prefetch that
+  // runs ahead of the copy would wait on the same miss buffers the copy needs.
+  for (size_t at = 0; at < bytes; at += kStreamChunk) {
+    const size_t n = std::min(kStreamChunk, bytes - at);
+    for (size_t i = 0; i < n && prefetched < target; i += kLine, prefetched += kLine)
+      __builtin_prefetch(prefetched, 0, 3);
+    std::memcpy(d + at, s + at, n);
+  }
 }
 
 void FailAlignment(const char* api, const char* what, uint64_t value) {

@@ -46,6 +46,46 @@ void CopyFreshTensor(float* y) {
   out.FreeTensor(b);
 }
 
+// z = a + b (b + a with `swap`) over 64 floats, a loaded from `a_count` floats of x (the rest
+// never written) and b from all 64 of y; copies the 64 sums out.
+void AddTiles(float* x, float* y, float* z, uint32_t a_count, bool swap) {
+  GlobalTensor<float> gx, gy, gz;
+  gx.SetGlobalBuffer(x, 64);
+  gy.SetGlobalBuffer(y, 64);
+  gz.SetGlobalBuffer(z, 64);
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> qa, qb;
+  TQue<TPosition::VECOUT, 1> qc;
+  pipe.InitBuffer(qa, 1, 64 * sizeof(float));
+  pipe.InitBuffer(qb, 1, 64 * sizeof(float));
+  pipe.InitBuffer(qc, 1, 64 * sizeof(float));
+  LocalTensor<float> a = qa.AllocTensor<float>();
+  LocalTensor<float> b = qb.AllocTensor<float>();
+  LocalTensor<float> c = qc.AllocTensor<float>();
+  DataCopyPad(a, gx, DataCopyExtParams{1, a_count * 4, 0, 0, 0}, DataCopyPadExtParams<float>{});
+  DataCopy(b, gy, 64);
+  if (swap) {
+    Add(c, b, a, 64);
+  } else {
+    Add(c, a, b, 64);
+  }
+  DataCopy(gz, c, 64);
+  qa.FreeTensor(a);
+  qb.FreeTensor(b);
+  qc.FreeTensor(c);
+}
+
+TEST(UbShadowTest, EitherUnwrittenSourceOfABinaryInstructionIsReported) {
+  testing::CheckedScope scope(true);
+  DeviceBuffer<float> x(64, 1.0f), y(64, 2.0f), z(64);
+  for (bool swap : {false, true}) {
+    Status st = RunKernel("add_half", 1, AddTiles, x.get(), y.get(), z.get(), 40u, swap);
+    EXPECT_TRUE(Contains(st, "elements 40..63 of the tensor were never written")) << st.ToString();
+    st = RunKernel("add_full", 1, AddTiles, x.get(), y.get(), z.get(), 64u, swap);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  }
+}
+
 TEST(UbShadowTest, UninitialisedUbReachingGmIsReported) {
   testing::CheckedScope scope(true);
   DeviceBuffer<float> x(64, 1.0f), y(64);

@@ -94,6 +94,13 @@ inline constexpr uint32_t kBlockBytes = 32;
 // records the write for the race and unwritten-output checks.
 void CopyToGlobal(void* dst, const void* src, size_t bytes, bool streaming, const char* api);
 
+// Copies `bytes` from global memory into on-chip memory. `ahead` is how many bytes of the source
+// tensor follow the copy: the next tile of a kernel streaming through the tensor. A large copy
+// prefetches up to its own length of them, so that tile's DRAM reads overlap the work on this one
+// (the NPU's copy engines run ahead of the vector unit the same way). Prefetches are hints: they
+// read nothing the kernel sees and write nothing.
+void CopyFromGlobal(void* dst, const void* src, size_t bytes, uint64_t ahead);
+
 // The block's pad value (SetPadValue), as the low bytes of `bits`; GetPadBits is false until set.
 void SetPadBits(uint64_t bits);
 bool GetPadBits(uint64_t& bits);
@@ -125,6 +132,14 @@ inline bool PreferStreaming(uint64_t extent_bytes, size_t copy_bytes) {
   return extent_bytes >= (uint64_t{8} << 20) && copy_bytes >= 4096;
 }
 void FailAlignment(const char* api, const char* what, uint64_t value);
+
+// Bytes of a tensor of `extent_bytes` starting at `base` that follow a copy of `bytes` at `at` (0
+// when the copy reaches past the extent, which only fast mode lets through).
+inline uint64_t BytesAfter(const void* base, uint64_t extent_bytes, const void* at, size_t bytes) {
+  const uint64_t end =
+      static_cast<uint64_t>(static_cast<const char*>(at) - static_cast<const char*>(base)) + bytes;
+  return end < extent_bytes ? extent_bytes - end : 0;
+}
 
 // Checked mode: the length must be whole 32-byte blocks and the UB side(s) 32-byte aligned. GM
 // addresses need no alignment: the NPU's copy engine reads and writes any GM address.
@@ -220,8 +235,11 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t co
   detail::CheckCountCopy<T>("DataCopy", dst.checked(), dst.data(), nullptr, count);
   dst.CheckRange(count, "DataCopy", "destination");
   src.CheckRange(count, "DataCopy", "source");
-  if (src.checked()) detail::NoteGmRead(src.data(), detail::CountBytes<T>(count), "DataCopy");
-  std::memcpy(dst.data(), src.data(), detail::CountBytes<T>(count));
+  const size_t bytes = detail::CountBytes<T>(count);
+  if (src.checked()) detail::NoteGmRead(src.data(), bytes, "DataCopy");
+  detail::CopyFromGlobal(
+      dst.data(), src.data(), bytes,
+      detail::BytesAfter(src.data(), detail::CountBytes<T>(src.GetSize()), src.data(), bytes));
 }
 
 // UB -> GM, `count` elements.
@@ -299,7 +317,10 @@ void StridedCopy(const Dst& dst, const Src& src, const DataCopyParams& p, bool t
                           "DataCopy(DataCopyParams)", "source");
         }
       }
-      CopyToGlobal(d, s, bytes, false, "DataCopy(DataCopyParams)");
+      CopyToGlobal(d, s, bytes, PreferStreaming(CountBytes<T>(dst.GetSize()), bytes),
+                   "DataCopy(DataCopyParams)");
+    } else if constexpr (std::is_same_v<Src, GlobalTensor<T>>) {
+      CopyFromGlobal(d, s, bytes, BytesAfter(src.data(), CountBytes<T>(src.GetSize()), s, bytes));
     } else {
       std::memmove(d, s, bytes);
     }
@@ -360,7 +381,9 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
       row += pad.leftPadding;
     }
     if (src.checked()) detail::NoteGmRead(from, p.blockLen, "DataCopyPad");
-    std::memcpy(row, from, p.blockLen);
+    detail::CopyFromGlobal(
+        row, from, p.blockLen,
+        detail::BytesAfter(src.data(), detail::CountBytes<T>(src.GetSize()), from, p.blockLen));
     if (pad.isPad) {
       for (uint8_t i = 0; i < pad.rightPadding; ++i)
         row[elems + i] = pad.paddingValue;
@@ -432,7 +455,9 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
       detail::ShadowCheckRead(src.data() + ub_pitch * b, p.blockLen, src.data(), sizeof(T),
                               src.GetPosition(), "DataCopyPad", "source");
     }
-    detail::CopyToGlobal(to, src.data() + ub_pitch * b, p.blockLen, false, "DataCopyPad");
+    detail::CopyToGlobal(to, src.data() + ub_pitch * b, p.blockLen,
+                         detail::PreferStreaming(detail::CountBytes<T>(dst.GetSize()), p.blockLen),
+                         "DataCopyPad");
   }
 }
 
