@@ -49,6 +49,11 @@ void ShadowPropagate(const void* dst, const void* a, const void* b, uint64_t byt
   if (sa == nullptr) std::swap(sa, sb);
   if (sa == nullptr) {
     std::memset(d, 1, bytes);
+  } else if (sb == nullptr && d > sa && d < sa + bytes) {
+    // A destination overlapping its source from above: the forward walk, as the instructions'
+    // own forward loops propagate the data (memmove would keep the source's original state).
+    for (uint64_t i = 0; i < bytes; ++i)
+      d[i] = sa[i];
   } else if (sb == nullptr) {
     std::memmove(d, sa, bytes);
   } else {

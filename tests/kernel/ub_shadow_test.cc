@@ -86,6 +86,86 @@ TEST(UbShadowTest, EitherUnwrittenSourceOfABinaryInstructionIsReported) {
   }
 }
 
+// One in-place instruction on `a` (its first `a_count` of 64 elements loaded from x, the rest
+// never written; b fully loaded from y), then `a` copied out. kind: 0 Add(a, a, b), 1 Muls(a, a),
+// 2 Exp(a, a), 3 Axpy(a, b) (a += 2 b), 4 And(a, a, b) on the bits, 5 Not(a, a).
+void InPlaceTile(float* x, float* y, float* z, uint32_t a_count, int kind) {
+  GlobalTensor<float> gx, gy, gz;
+  gx.SetGlobalBuffer(x, 64);
+  gy.SetGlobalBuffer(y, 64);
+  gz.SetGlobalBuffer(z, 64);
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> qa, qb;
+  pipe.InitBuffer(qa, 1, 64 * sizeof(float));
+  pipe.InitBuffer(qb, 1, 64 * sizeof(float));
+  LocalTensor<float> a = qa.AllocTensor<float>();
+  LocalTensor<float> b = qb.AllocTensor<float>();
+  DataCopyPad(a, gx, DataCopyExtParams{1, a_count * 4, 0, 0, 0}, DataCopyPadExtParams<float>{});
+  DataCopy(b, gy, 64);
+  LocalTensor<int32_t> ai = a.ReinterpretCast<int32_t>();
+  LocalTensor<int32_t> bi = b.ReinterpretCast<int32_t>();
+  switch (kind) {
+    case 0:
+      Add(a, a, b, 64);
+      break;
+    case 1:
+      Muls(a, a, 2.0f, 64);
+      break;
+    case 2:
+      Exp(a, a, 64);
+      break;
+    case 3:
+      Axpy(a, b, 2.0f, 64);
+      break;
+    case 4:
+      And(ai, ai, bi, 64);
+      break;
+    default:
+      Not(ai, ai, 64);
+      break;
+  }
+  DataCopy(gz, a, 64);
+  qa.FreeTensor(a);
+  qb.FreeTensor(b);
+}
+
+// The destination's written state comes from its sources: an in-place source must be read before
+// the destination is marked, or unwritten lanes would pass through as written.
+TEST(UbShadowTest, UnwrittenLanesThroughAnInPlaceInstructionAreReported) {
+  testing::CheckedScope scope(true);
+  DeviceBuffer<float> x(64, 0.5f), y(64, 0.25f), z(64);
+  for (int kind = 0; kind <= 5; ++kind) {
+    Status st = RunKernel("in_place_half", 1, InPlaceTile, x.get(), y.get(), z.get(), 24u, kind);
+    EXPECT_TRUE(Contains(st, "elements 24..63 of the tensor were never written"))
+        << "kind " << kind << ": " << st.ToString();
+    st = RunKernel("in_place_full", 1, InPlaceTile, x.get(), y.get(), z.get(), 64u, kind);
+    EXPECT_TRUE(st.ok()) << "kind " << kind << ": " << st.ToString();
+  }
+}
+
+// 8 floats loaded into a 64-float tile, then Adds(t[8], t, 0, 56) (destination overlapping its
+// source from above: the forward walk carries the written lanes along), then the tile copied out.
+void ForwardOverlapTile(float* x, float* z) {
+  GlobalTensor<float> gx, gz;
+  gx.SetGlobalBuffer(x, 64);
+  gz.SetGlobalBuffer(z, 64);
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> q;
+  pipe.InitBuffer(q, 1, 64 * sizeof(float));
+  LocalTensor<float> t = q.AllocTensor<float>();
+  DataCopy(t, gx, 8);
+  Adds(t[8], t, 0.0f, 56);
+  DataCopy(gz, t, 64);
+  q.FreeTensor(t);
+}
+
+TEST(UbShadowTest, ForwardOverlappingInstructionCarriesTheWrittenState) {
+  testing::CheckedScope scope(true);
+  DeviceBuffer<float> x(64, 0.5f), z(64);
+  const Status st = RunKernel("forward_overlap", 1, ForwardOverlapTile, x.get(), z.get());
+  EXPECT_TRUE(st.ok()) << st.ToString();
+}
+
 TEST(UbShadowTest, UninitialisedUbReachingGmIsReported) {
   testing::CheckedScope scope(true);
   DeviceBuffer<float> x(64, 1.0f), y(64);

@@ -218,14 +218,16 @@ class LocalTensor {
   uint32_t seen_generation() const { return seen_; }
 
   // Checked mode: fails the block unless [0, count) lies in this view of a live buffer. A
-  // destination role ("dst", "destination ...") marks the elements written.
-  void CheckRange(uint64_t count, const char* api, const char* role) const {
+  // destination role ("dst", "destination ...") marks the elements written unless `note_write` is
+  // false: instructions whose destination takes its sources' written state (ShadowPropagate) must
+  // not mark it first, or an in-place source would read as written.
+  void CheckRange(uint64_t count, const char* api, const char* role, bool note_write = true) const {
     TESSERA_KERNEL_CHECK(checked_, count <= size_ && Live(), api,
                          std::string(role) + ": " +
                              (Live() ? "count " + std::to_string(count) + " exceeds the tensor's " +
                                            std::to_string(size_) + " elements"
                                      : UseAfterFree()));
-    if (checked_ && role[0] == 'd') detail::ShadowWritten(data_, Bytes(count));
+    if (checked_ && note_write && role[0] == 'd') detail::ShadowWritten(data_, Bytes(count));
   }
 
  private:

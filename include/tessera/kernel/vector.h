@@ -30,9 +30,10 @@ namespace tessera::kernel {
 namespace vec {
 
 template <class T>
-void CheckCount(const LocalTensor<T>& t, int32_t count, const char* api, const char* role) {
+void CheckCount(const LocalTensor<T>& t, int32_t count, const char* api, const char* role,
+                bool note_write = true) {
   TESSERA_KERNEL_CHECK(true, count >= 0, api, "count " + std::to_string(count) + " is negative");
-  t.CheckRange(static_cast<uint32_t>(count), api, role);
+  t.CheckRange(static_cast<uint32_t>(count), api, role, note_write);
 }
 
 template <class T>
@@ -51,7 +52,7 @@ void RunBinary(BinaryOp op, const char* api, const LocalTensor<T>& dst, const Lo
                const LocalTensor<T>& b, int32_t count) {
   const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   if (dst.checked()) {
-    CheckCount(dst, count, api, "dst");
+    CheckCount(dst, count, api, "dst", false);
     CheckCount(a, count, api, "src0");
     CheckCount(b, count, api, "src1");
     detail::ShadowPropagate(dst.data(), a.data(), b.data(), uint64_t(count) * sizeof(T));
@@ -69,7 +70,7 @@ void RunScalar(ScalarOp op, const char* api, const LocalTensor<T>& dst, const Lo
                T s, int32_t count) {
   const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   if (dst.checked()) {
-    CheckCount(dst, count, api, "dst");
+    CheckCount(dst, count, api, "dst", false);
     CheckCount(src, count, api, "src");
     detail::ShadowPropagate(dst.data(), src.data(), nullptr, uint64_t(count) * sizeof(T));
   }
@@ -81,7 +82,7 @@ void RunUnary(UnaryOp op, const char* api, const LocalTensor<T>& dst, const Loca
               int32_t count) {
   const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   if (dst.checked()) {
-    CheckCount(dst, count, api, "dst");
+    CheckCount(dst, count, api, "dst", false);
     CheckCount(src, count, api, "src");
     detail::ShadowPropagate(dst.data(), src.data(), nullptr, uint64_t(count) * sizeof(T));
   }
@@ -328,7 +329,7 @@ void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, U scalarValue, i
   TESSERA_VEC_ANY_TYPE("Axpy");
   const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   if (dst.checked()) {
-    vec::CheckCount(dst, count, "Axpy", "dst");
+    vec::CheckCount(dst, count, "Axpy", "dst", false);
     vec::CheckCount(src, count, "Axpy", "src");
     detail::ShadowPropagate(dst.data(), dst.data(), src.data(), uint64_t(count) * sizeof(T));
   }
@@ -594,9 +595,10 @@ void Cast(const LocalTensor<U>& dst, const LocalTensor<T>& src, RoundMode mode, 
                 "int32, int8/uint8/int4b_t <-> half (int32 -> bfloat16 would round twice: cast "
                 "to float first)");
   if (dst.checked()) {
-    vec::CheckCount(dst, static_cast<int32_t>(count), "Cast", "dst");
+    constexpr bool kBytes = kElemBits<U> % 8 == 0 && kElemBits<T> % 8 == 0;
+    vec::CheckCount(dst, static_cast<int32_t>(count), "Cast", "dst", !kBytes);
     vec::CheckCount(src, static_cast<int32_t>(count), "Cast", "src");
-    if constexpr (kElemBits<U> % 8 == 0 && kElemBits<T> % 8 == 0)
+    if constexpr (kBytes)
       detail::ShadowPropagateCast(dst.data(), sizeof(U), src.data(), sizeof(T), count);
   }
   if (count == 0) return;

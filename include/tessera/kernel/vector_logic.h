@@ -26,9 +26,10 @@ inline constexpr bool kIsLogicType =
     std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 2 || sizeof(T) == 4);
 
 template <class T>
-void CheckLogicCount(const LocalTensor<T>& t, int32_t count, const char* api, const char* role) {
+void CheckLogicCount(const LocalTensor<T>& t, int32_t count, const char* api, const char* role,
+                     bool note_write = true) {
   TESSERA_KERNEL_CHECK(true, count >= 0, api, "count " + std::to_string(count) + " is negative");
-  t.CheckRange(static_cast<uint32_t>(count), api, role);
+  t.CheckRange(static_cast<uint32_t>(count), api, role, note_write);
 }
 
 template <class T>
@@ -41,7 +42,7 @@ void RunBitwise(BitOp op, const char* api, const LocalTensor<T>& dst, const Loca
                 const LocalTensor<T>* b, T s, int32_t count) {
   const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   if (dst.checked()) {
-    CheckLogicCount(dst, count, api, "dst");
+    CheckLogicCount(dst, count, api, "dst", false);
     CheckLogicCount(a, count, api, "src0");
     if (b != nullptr) CheckLogicCount(*b, count, api, "src1");
     detail::ShadowPropagate(dst.data(), a.data(), b != nullptr ? b->data() : nullptr,
@@ -79,7 +80,7 @@ void RunShift(ShiftOp op, const char* api, const LocalTensor<T>& dst, const Loca
               const void* amounts, uint32_t bits, int32_t count) {
   const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   if (dst.checked()) {
-    CheckLogicCount(dst, count, api, "dst");
+    CheckLogicCount(dst, count, api, "dst", false);
     CheckLogicCount(src, count, api, "src");
     TESSERA_KERNEL_CHECK(true, amounts != nullptr || bits < sizeof(T) * 8, api,
                          "shift " + std::to_string(bits) + " is not below the element width " +
@@ -137,7 +138,7 @@ void Not(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count) {
   TESSERA_VEC_LOGIC_TYPE("Not");
   const detail::PipeScope phase(dst.checked(), device::TracePipe::kV);
   if (dst.checked()) {
-    vec::CheckLogicCount(dst, count, "Not", "dst");
+    vec::CheckLogicCount(dst, count, "Not", "dst", false);
     vec::CheckLogicCount(src, count, "Not", "src");
     detail::ShadowPropagate(dst.data(), src.data(), nullptr, uint64_t(count) * sizeof(T));
   }
