@@ -315,9 +315,10 @@ void Memoize(const char* package_dir, const char* op_type, const tsrTensor* cons
   CallMemo& memo = tls_memo;
   CallMemo::Entry& e = memo.entries[memo.next];
   memo.next = (memo.next + 1) % memo.entries.size();
-  e.plan = executor.shared_plan();
+  // No plan until the entry is whole: if an assignment below throws, the entry never matches.
+  e.plan.reset();
   e.generation = generation;
-  e.arch = &tessera::device::CurrentArch();
+  e.arch = tessera::runtime::PlanProfile(executor.plan());
   e.op_type.assign(op_type);
   e.package_dir.assign(package_dir);
   e.num_inputs = num_inputs;
@@ -344,6 +345,7 @@ void Memoize(const char* package_dir, const char* op_type, const tsrTensor* cons
   e.descs.assign(words.begin(), words.begin() + static_cast<ptrdiff_t>(n));
   for (size_t i = 0; i < count; ++i)
     e.bytes[i] = executor.tensor_bytes(i);
+  e.plan = executor.shared_plan();
 }
 
 // The OpCall of this thread's current stage 1, reused call after call: its vectors, strings and
@@ -375,8 +377,9 @@ Status Prepare(const char* package_dir, const char* op_type, const tsrTensor* co
     return tessera::InvalidArgument(std::string(op_type) +
                                     ": a non-empty inputs/outputs/attrs array is NULL");
   }
-  if (num_inputs + num_outputs > tessera::runtime::OpExecutor::kMaxTensors ||
-      num_inputs > tessera::runtime::OpExecutor::kMaxTensors) {
+  if (num_inputs > tessera::runtime::OpExecutor::kMaxTensors ||
+      num_outputs > tessera::runtime::OpExecutor::kMaxTensors ||
+      num_inputs + num_outputs > tessera::runtime::OpExecutor::kMaxTensors) {
     return tessera::InvalidArgument(
         std::string(op_type) + ": " + std::to_string(num_inputs) + " inputs and " +
         std::to_string(num_outputs) + " outputs; an op takes at most " +

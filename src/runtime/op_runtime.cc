@@ -600,7 +600,8 @@ bool Contains(const std::vector<std::string>* names, const std::string& name) {
 
 // The call's cache key, built in a per-thread buffer (valid until the thread's next call). The
 // attributes named in `run_time` enter by name and kind only.
-const std::string& CacheKey(const OpCall& call, const std::vector<std::string>* run_time) {
+const std::string& CacheKey(const OpCall& call, const std::vector<std::string>* run_time,
+                            const device::ArchSpec& arch) {
   thread_local CacheKeyBuilder builder("");
   CacheKeyBuilder& b = builder.Reset(call.op_type);
   for (const auto& in : call.inputs)
@@ -614,7 +615,6 @@ const std::string& CacheKey(const OpCall& call, const std::vector<std::string>* 
       b.Attr(name, value);
     }
   }
-  const device::ArchSpec& arch = device::CurrentArch();
   b.Platform(arch.aiv_cores, arch.aic_cores, arch.soc, arch.name).Deterministic(call.deterministic);
   if (!call.package_dir.empty()) b.Package(call.package_dir);
   return b.key();
@@ -758,9 +758,10 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
   const size_t num_tensors = num_inputs + call.outputs.size();
   const PlanMemo::Entry* memo =
       MemoEnabled()
-          ? ThreadMemo().Find(CacheKey(call, call.attrs.empty()
-                                                 ? nullptr
-                                                 : rt.RunTimeNames(call.op_type, call.package_dir)))
+          ? ThreadMemo().Find(CacheKey(
+                call,
+                call.attrs.empty() ? nullptr : rt.RunTimeNames(call.op_type, call.package_dir),
+                device::CurrentArch()))
           : nullptr;
   if (memo != nullptr) plan = memo->plan.lock();
   if (plan == nullptr) memo = nullptr;  // the cache dropped the plan and no executor holds it
@@ -794,9 +795,13 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
   for (int attempt = 0; memo == nullptr; ++attempt) {
     const std::vector<std::string>* names =
         call.attrs.empty() ? nullptr : rt.RunTimeNames(call.op_type, call.package_dir);
-    const std::string& key = CacheKey(call, names);
+    // The profile is read once: the key and the plan must be of the same one, though another
+    // thread may call SetProfile meanwhile.
+    const device::ArchSpec& arch = device::CurrentArch();
+    const std::string& key = CacheKey(call, names, arch);
     const uint64_t generation = g_cache_generation.load(std::memory_order_acquire);
     bool guessed_wrong = false;
+    bool profile_changed = false;
     // One pointer captured, so the builder fits std::function's inline storage (a hit allocates
     // nothing).
     struct Build {
@@ -804,7 +809,9 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
       const OpCall& call;
       const std::vector<std::string>* names;
       bool& guessed_wrong;
-    } args{rt, call, names, guessed_wrong};
+      bool& profile_changed;
+      const device::ArchSpec& arch;
+    } args{rt, call, names, guessed_wrong, profile_changed, arch};
     bool hit = false;
     Result<std::shared_ptr<const Plan>> got = rt.cache().GetOrBuild(
         key,
@@ -814,6 +821,12 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
           const std::vector<std::string>* names = a->names;
           bool& guessed_wrong = a->guessed_wrong;
           TESSERA_ASSIGN_OR_RETURN(Plan built, rt.BuildPlan(call));
+          if (built.arch != &a->arch) {  // not cached under the other profile's key
+            a->profile_changed = true;
+            return FailedPrecondition(call.op_type +
+                                      ": the device profile changed while the call was prepared "
+                                      "(SetProfile on another thread); call again");
+          }
           std::vector<std::string> actual;
           for (const RunTimeAttr& a : built.run_time)
             actual.push_back(a.def->name());
@@ -835,11 +848,13 @@ Result<std::unique_ptr<OpExecutor>> PrepareOp(const OpCall& call, uint64_t* work
     // learnt the names (its failure says "call again").
     const bool learnt = !got.ok() && !call.attrs.empty() &&
                         rt.RunTimeNames(call.op_type, call.package_dir) != names;
-    if ((guessed_wrong || learnt) && attempt == 0) continue;
-    TESSERA_ASSIGN_OR_RETURN(plan, std::move(got));
+    if ((guessed_wrong || learnt || profile_changed) && attempt == 0) continue;
+    if (!got.ok()) return got.status();
+    plan = std::move(got).value();
     // A build may have run a nested stage 1 that reused this thread's key buffer: rebuild it.
     if (MemoEnabled()) {
-      ThreadMemo().Keep(hit ? key : CacheKey(call, names), plan, generation, storage, num_tensors);
+      ThreadMemo().Keep(hit ? key : CacheKey(call, names, arch), plan, generation, storage,
+                        num_tensors);
     }
     break;
   }
@@ -897,6 +912,10 @@ Result<std::unique_ptr<OpExecutor>> PrepareFromPlan(std::shared_ptr<const Plan> 
   TESSERA_RETURN_IF_ERROR(e.WriteRunTimeValues(
       [run_time](size_t i) { return run_time != nullptr ? run_time[i] : nullptr; }));
   return executor;
+}
+
+const device::ArchSpec* PlanProfile(const Plan& plan) {
+  return plan.arch;
 }
 
 std::vector<std::string_view> RunTimeAttrNames(const Plan& plan) {

@@ -4,6 +4,7 @@
 // own arena) are checked as strictly as other handles.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -218,6 +219,114 @@ TEST(CallMemo, ClearedCacheAndProfileChangeMiss) {
   const auto out = y.Read<float>(n);
   for (size_t i = 0; i < out.size(); ++i)
     ASSERT_EQ(out[i], ha[i] + hb[i]) << i;
+}
+
+// Another thread switches the profile back and forth while this one repeats a call. Whenever no
+// switch overlapped a stage 1 and its execution, the plan must be the current profile's: neither
+// the shared cache, the per-thread plan memo nor the call memo may keep a plan under the other
+// profile (it would fail every repeat with "prepared for device profile ..."). Results are checked
+// at the end.
+TEST(CallMemo, SetProfileOnAnotherThreadNeverLeavesAStalePlan) {
+  const int64_t n = 37;
+  const auto ha = Random<float>(n, 41), hb = Random<float>(n, 42);
+  Dev a(n, TSR_FLOAT, ha.data()), b(n, TSR_FLOAT, hb.data()), y(n, TSR_FLOAT);
+  std::atomic<uint64_t> switches{0};  // odd while a switch is under way
+  std::atomic<bool> stop{false};
+  std::thread switcher([&] {
+    const char* names[2] = {"ascend910b", "native"};
+    for (int i = 0; !stop.load(); ++i) {
+      switches.fetch_add(1);
+      (void)tsrSetProfile(names[i % 2]);  // refused while a launch is in flight: fine
+      switches.fetch_add(1);
+      std::this_thread::yield();
+    }
+  });
+  int stale = 0;
+  std::string stale_error;
+  for (int i = 0; i < 4000 && stale == 0; ++i) {
+    const uint64_t before = switches.load();
+    uint64_t ws = 0;
+    tsrOpExecutor* exec = nullptr;
+    if (tsrAddGetWorkspaceSize(a.t, b.t, y.t, &ws, &exec) != TSR_SUCCESS) continue;
+    const tsrStatus st = tsrAdd(nullptr, 0, exec, nullptr);
+    const std::string error = st == TSR_SUCCESS ? "" : LastError();
+    (void)tsrSynchronizeStream(nullptr);
+    if (st != TSR_SUCCESS && before % 2 == 0 && switches.load() == before) {
+      ++stale;
+      stale_error = error;
+    }
+  }
+  stop = true;
+  switcher.join();
+  EXPECT_EQ(stale, 0) << stale_error;
+  ASSERT_EQ(tsrSetProfile("native"), TSR_SUCCESS) << LastError();
+  ASSERT_TRUE(RunAdd(a.t, b.t, y.t)) << LastError();
+  const auto out = y.Read<float>(n);
+  for (size_t i = 0; i < out.size(); ++i)
+    ASSERT_EQ(out[i], ha[i] + hb[i]) << i;
+}
+
+// Tensors destroyed and new ones of another shape made on the same memory, after enough other
+// handles that the handle addresses come round again: a repeat of the call by its handles must
+// not take the old shape's plan.
+TEST(CallMemo, NewTensorsAtOldHandleAddressesGetTheirOwnPlan) {
+  const int64_t n1 = 64, n2 = 3001;
+  const auto ha = Random<float>(n2, 51), hb = Random<float>(n2, 52);
+  Dev a(n2, TSR_FLOAT, ha.data()), b(n2, TSR_FLOAT, hb.data()), y(n2, TSR_FLOAT);
+  void* mems[3] = {a.mem, b.mem, y.mem};
+  tsrTensor* t[3];
+  for (int k = 0; k < 3; ++k)
+    t[k] = tsrCreateTensor(&n1, 1, nullptr, TSR_FLOAT, TSR_FORMAT_ND, mems[k]);
+  for (int r = 0; r < 3; ++r)
+    ASSERT_TRUE(RunAdd(t[0], t[1], t[2])) << LastError();
+  const tsrTensor* old[3] = {t[0], t[1], t[2]};
+  std::vector<tsrTensor*> others;
+  for (int i = 0; i < 1100; ++i) {
+    const int64_t one = 1;
+    others.push_back(tsrCreateTensor(&one, 1, nullptr, TSR_FLOAT, TSR_FORMAT_ND, a.mem));
+  }
+  for (tsrTensor* x : t)
+    ASSERT_EQ(tsrDestroyTensor(x), TSR_SUCCESS);
+  for (tsrTensor* x : others)
+    ASSERT_EQ(tsrDestroyTensor(x), TSR_SUCCESS);
+  others.clear();
+  int reused = 0;
+  for (int k = 0; k < 3; ++k) {
+    for (int tries = 0; tries < 4000; ++tries) {
+      t[k] = tsrCreateTensor(&n2, 1, nullptr, TSR_FLOAT, TSR_FORMAT_ND, mems[k]);
+      if (t[k] == old[k]) break;
+      others.push_back(t[k]);
+    }
+    reused += t[k] == old[k];
+  }
+  ASSERT_TRUE(RunAdd(t[0], t[1], t[2])) << LastError();
+  const auto out = y.Read<float>(n2);
+  for (int64_t i = 0; i < n2; ++i)
+    ASSERT_EQ(out[i], ha[i] + hb[i]) << i << " (" << reused << " of 3 handles reused)";
+  for (tsrTensor* x : others)
+    tsrDestroyTensor(x);
+  for (tsrTensor* x : t)
+    tsrDestroyTensor(x);
+}
+
+// A repeat of a call whose output count is absurd fails on the full path's check (no read past
+// the caller's arrays).
+TEST(CallMemo, AbsurdOutputCountOnARepeatIsRefused) {
+  Dev a(16, TSR_FLOAT), y(16, TSR_FLOAT);
+  const tsrTensor* in[1] = {a.t};
+  const tsrTensor* out[1] = {y.t};
+  uint64_t ws = 0;
+  tsrOpExecutor* exec = nullptr;
+  for (uint64_t outputs : {uint64_t{1}, UINT64_MAX, uint64_t{1} << 63}) {
+    const tsrStatus st = tsrOpGetWorkspaceSize("Relu", in, 1, out, outputs, nullptr, 0, &ws, &exec);
+    if (outputs == 1) {
+      ASSERT_EQ(st, TSR_SUCCESS) << LastError();
+      ASSERT_EQ(tsrDestroyExecutor(exec), TSR_SUCCESS);
+    } else {
+      EXPECT_EQ(st, TSR_ERROR_INVALID_ARGUMENT);
+      EXPECT_NE(LastError().find("outputs"), std::string::npos) << LastError();
+    }
+  }
 }
 
 // Executor handles: a run single-use executor, a destroyed one and one destroyed a thousand

@@ -23,6 +23,10 @@
 #include "tessera/runtime/param_cache.h"
 #include "tessera/tiling/tiling_data.h"
 
+namespace tessera::device {
+struct ArchSpec;
+}  // namespace tessera::device
+
 namespace tessera::runtime {
 
 struct TensorArg {
@@ -132,6 +136,8 @@ Result<std::unique_ptr<OpExecutor>> PrepareFromPlan(std::shared_ptr<const Plan> 
                                                     uint64_t* workspace_size);
 // The names of a plan's run-time attributes, in the order PrepareFromPlan takes their values.
 std::vector<std::string_view> RunTimeAttrNames(const Plan& plan);
+// The device profile a plan's tiling was made for (profiles are never freed: compare pointers).
+const device::ArchSpec* PlanProfile(const Plan& plan);
 // Bumped by ClearParamCache: a memo of plans must not use an entry made under an older value.
 uint64_t ParamCacheGeneration();
 // False when TESSERA_CACHE_LIMIT=0 disables the parameter cache (and so every memo of plans).
