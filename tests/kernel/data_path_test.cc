@@ -212,6 +212,20 @@ void AtomicTiles(float* x, float* y, int64_t n) {
   SetAtomicNone();
 }
 
+// The streaming choice looks at the buffer SetGlobalBuffer was given, which views keep.
+TEST(DataPathViewTest, ViewsKeepTheBufferSize) {
+  std::vector<float> host(100);
+  GlobalTensor<float> g;
+  g.SetGlobalBuffer(host.data(), 100);
+  const GlobalTensor<float> view = g[40];
+  EXPECT_EQ(view.GetSize(), 60u);
+  EXPECT_EQ(view.GetBufferSize(), 100u);
+  EXPECT_EQ(view[59].GetSize(), 1u);
+  EXPECT_EQ(view[59].GetBufferSize(), 100u);
+  g.SetGlobalBuffer(host.data() + 7, 31);
+  EXPECT_EQ(g[3].GetBufferSize(), 31u);
+}
+
 TEST(DataPathAtomicTest, LargeAtomicAddsStayAtomic) {
   // Small integers: the sums are exact in any order.
   std::mt19937 rng(9);

@@ -127,9 +127,14 @@ constexpr AtomicType AtomicTypeOf() {
   }
 }
 
-// Streaming pays off when the destination tensor is larger than the caches it would evict.
-inline bool PreferStreaming(uint64_t extent_bytes, size_t copy_bytes) {
-  return extent_bytes >= (uint64_t{8} << 20) && copy_bytes >= 4096;
+// Streaming pays off when the destination buffer is larger than the caches it would evict: the
+// buffer SetGlobalBuffer was given, not the view's remaining extent (which would leave the last
+// 8 MiB of every output, and every buffer split into smaller per-block views, unstreamed).
+template <class T>
+bool PreferStreaming(const GlobalTensor<T>& dst, size_t copy_bytes) {
+  const uint64_t elements = dst.GetBufferSize();
+  const bool large = elements >= (uint64_t{8} << 20) * 8 / kElemBits<T>;
+  return large && copy_bytes >= 4096;
 }
 void FailAlignment(const char* api, const char* what, uint64_t value);
 
@@ -254,8 +259,7 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t co
     detail::ShadowCheckRead(src.data(), bytes, src.data(), sizeof(T), src.GetPosition(), "DataCopy",
                             "source");
   }
-  detail::CopyToGlobal(dst.data(), src.data(), bytes,
-                       detail::PreferStreaming(detail::CountBytes<T>(dst.GetSize()), bytes),
+  detail::CopyToGlobal(dst.data(), src.data(), bytes, detail::PreferStreaming(dst, bytes),
                        "DataCopy");
 }
 
@@ -310,15 +314,14 @@ void StridedCopy(const Dst& dst, const Src& src, const DataCopyParams& p, bool t
     if constexpr (std::is_same_v<Src, GlobalTensor<T>>) {
       if (src.checked()) NoteGmRead(s, bytes, "DataCopy(DataCopyParams)");
     }
-    if (to_global) {
+    if constexpr (std::is_same_v<Dst, GlobalTensor<T>>) {
       if constexpr (std::is_same_v<Src, LocalTensor<T>>) {
         if (src.checked()) {
           ShadowCheckRead(s, bytes, src.data(), sizeof(T), src.GetPosition(),
                           "DataCopy(DataCopyParams)", "source");
         }
       }
-      CopyToGlobal(d, s, bytes, PreferStreaming(CountBytes<T>(dst.GetSize()), bytes),
-                   "DataCopy(DataCopyParams)");
+      CopyToGlobal(d, s, bytes, PreferStreaming(dst, bytes), "DataCopy(DataCopyParams)");
     } else if constexpr (std::is_same_v<Src, GlobalTensor<T>>) {
       CopyFromGlobal(d, s, bytes, BytesAfter(src.data(), CountBytes<T>(src.GetSize()), s, bytes));
     } else {
@@ -456,8 +459,7 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
                               src.GetPosition(), "DataCopyPad", "source");
     }
     detail::CopyToGlobal(to, src.data() + ub_pitch * b, p.blockLen,
-                         detail::PreferStreaming(detail::CountBytes<T>(dst.GetSize()), p.blockLen),
-                         "DataCopyPad");
+                         detail::PreferStreaming(dst, p.blockLen), "DataCopyPad");
   }
 }
 

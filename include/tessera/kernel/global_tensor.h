@@ -29,6 +29,7 @@ class GlobalTensor {
   void SetGlobalBuffer(T* buffer, uint64_t count) {
     data_ = buffer;
     size_ = count;
+    buffer_size_ = count;
     checked_ = CheckedLaunch();
     if (checked_ && buffer != nullptr && count > 0) CheckExtent();
   }
@@ -41,6 +42,9 @@ class GlobalTensor {
   }
 
   uint64_t GetSize() const { return size_; }
+  // The element count SetGlobalBuffer was given; views from operator[] keep it (their GetSize is
+  // what is left after their offset). DataCopy streams its writes to a large buffer by this.
+  uint64_t GetBufferSize() const { return buffer_size_; }
   template <CacheRwMode rwMode = CacheRwMode::RW>
   void SetL2CacheHint(CacheMode mode) {
     cache_mode_ = mode;
@@ -113,6 +117,7 @@ class GlobalTensor {
 
   T* data_ = nullptr;
   uint64_t size_ = 0;
+  uint64_t buffer_size_ = 0;
   bool checked_ = false;
   CacheMode cache_mode_ = CacheMode::CACHE_MODE_NORMAL;
 };
